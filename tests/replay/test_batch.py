@@ -27,11 +27,12 @@ async def test_results_keep_the_files_order_and_no_messages(tmp_path: Path):
         files = finding.find_files([tmp_path]).files
         results = await batch.replay_files(files, ["ours", "none"], window=8_000, pricing="deepseek",
                                            workers=workers)
-        runs = [r for r in results if not isinstance(r, str)]
+        runs = [r for r in results if not isinstance(r, batch.Skipped)]
         assert [r.transcript.source.name for r in runs] == ["t03.json", "t06.json", "t12.json"]
         assert [r.points for r in runs] == [4, 7, 13]
         assert all(r.transcript.messages == [] for r in runs)  # only figures come back
-        assert [r for r in results if isinstance(r, str)] == [f"skipped {tmp_path / 'notes.txt'}: not a transcript"]
+        assert [r for r in results if isinstance(r, batch.Skipped)] == [
+            batch.Skipped(f"skipped {tmp_path / 'notes.txt'}: not a transcript")]
     analysis = await report.analyze([tmp_path], window=8_000, strategies=["ours"])
     assert len(analysis.runs) == 3 and analysis.totals()[0].requests == 4 + 7 + 13
 
@@ -170,7 +171,7 @@ async def test_stand_in_summaries_of_a_text_format_trajectory_carry_the_typed_ta
     path = tmp_path / "t.traj.json"
     path.write_text(json.dumps({"info": {}, "trajectory_format": "mini-swe-agent-1", "messages": messages}))
     [run] = await batch.replay_files([path], ["seed000", "opencode"], window=8_000, pricing="deepseek", workers=1)
-    assert not isinstance(run, str)
+    assert not isinstance(run, batch.Skipped)
     for strategy in run.runs:
         assert len(strategy.retention) >= 3, strategy.strategy
         assert [r.users for r in strategy.retention] == [1.0] * len(strategy.retention), strategy.strategy

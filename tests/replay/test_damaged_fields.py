@@ -26,7 +26,7 @@ from .test_gemini_cli_chats import META, session_messages
 from .test_importer_traps import CHAT, CLAUDE_SESSION, CODEX_SESSION, cx, tool_use, write_jsonl
 
 
-def _replayed(path: Path) -> TranscriptRun | str:
+def _replayed(path: Path) -> TranscriptRun | batch.Skipped:
     return asyncio.run(batch._replay(path, batch.Replaying(("ours", "none"), 32_000, "deepseek"), None))
 
 
@@ -64,9 +64,11 @@ def test_a_failure_in_the_replay_is_said_as_ours_and_the_run_ends_in_status_1(
         return await step(self, history, sim)
 
     monkeypatch.setattr(Ours, "step", broken)
-    note = _replayed(bad)
-    assert isinstance(note, str) and note.startswith(f"skipped {bad}: the analyzer failed on it, an error of the "
-                                                     "analyzer rather than of the file (at simulate.py:")  # ours calling it
+    skipped = _replayed(bad)
+    assert isinstance(skipped, batch.Skipped) and skipped.ours
+    note = skipped.note
+    assert note.startswith(f"skipped {bad}: the analyzer failed on it, an error of the "
+                           "analyzer rather than of the file (at simulate.py:")  # ours calling it
     assert note.endswith("please report it, with the file if you can") and "TypeError" not in note
     code = run_cli([tmp_path], window=32_000, strategies=["ours"], pricing="deepseek", as_json=True, plot=None,
                    model=None)
@@ -74,6 +76,28 @@ def test_a_failure_in_the_replay_is_said_as_ours_and_the_run_ends_in_status_1(
     got = json.loads(out)
     assert code == 1 and [t["path"] for t in got["transcripts"]] == [str(good)]
     assert got["skipped"] == [note] and err == f"compact-agent: {note}\n"
+    # The only file named: the same line, and the status of an error of ours (it said "no transcripts
+    # found", exit status 2, as for a folder of no transcripts)
+    for as_json in (False, True):
+        code = run_cli([bad], window=32_000, strategies=["ours"], pricing="deepseek", as_json=as_json, plot=None,
+                       model=None)
+        out, err = capsys.readouterr()
+        assert code == 1 and err == f"compact-agent: {note}\n"
+        assert json.loads(out) == {"error": note} if as_json else out == ""
+
+
+def test_a_file_skipped_for_itself_is_no_error_of_ours_whatever_its_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit status 1 was chosen by looking for the words of an error of ours in the notes, and a
+    file's name is in its note: now the skip itself says whose the error is."""
+    write_jsonl(tmp_path / "good.jsonl", CLAUDE_SESSION)
+    named = tmp_path / f"{batch.INTERNAL}.json"
+    named.write_text("[1, 2, 3]")
+    code = run_cli([tmp_path], window=32_000, strategies=["none"], pricing="deepseek", as_json=True, plot=None,
+                   model=None)
+    out, _ = capsys.readouterr()
+    assert json.loads(out)["skipped"] == [f"skipped {named}: not a transcript"] and code == 0
+    assert batch.load_or_note(named) == f"skipped {named}: not a transcript"
 
 
 def test_an_openai_chat_tool_call_whose_arguments_are_a_number_costs_its_message(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ async def test_the_model_path_replays_with_the_values_too(tmp_path: Path) -> Non
     workers = await batch.replay_files([path], ["ours"], settings={"stall_wait_usd": 0.0}, **kw)
     default = await batch.replay_files([path], ["ours"], summarize=summarize, **kw)
     compactions = [measure(r.runs, PRICING["deepseek"], "t").compactions for r in (*inside, *workers, *default)
-                   if not isinstance(r, str)]
+                   if not isinstance(r, batch.Skipped)]
     assert len(compactions) == 3
     assert compactions[0] == compactions[1] != compactions[2]
 

@@ -35,7 +35,12 @@ def recall_note(rows: list[Metrics], redacted: bool) -> str:
 
 
 class AnalyzeError(RuntimeError):
-    """A problem the user can fix, explained in one line."""
+    """A problem the user can fix, explained in one line (exit status 2); or, `exit_code` 1, nothing
+    replayed because of an error of the analyzer (batch.Skipped.ours), said as beside other files' figures."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass
@@ -49,6 +54,7 @@ class Analysis:
     summary_model: str | None = None  # the model `--model` named, which wrote the summaries; None: the stand-in
     settings: dict[str, Any] = field(default_factory=dict)  # the values `--set` gave ours (given_settings.py)
     given_prices: bool = False  # `price` holds the figures `--prices` gave (given_prices.py), not the named list's
+    failed_ours: bool = False  # some file's replay failed by an error of the analyzer (batch.Skipped.ours): exit 1
 
     @property
     def price_label(self) -> str:

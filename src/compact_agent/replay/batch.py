@@ -41,6 +41,15 @@ DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 INTERNAL = "the analyzer failed on it, an error of the analyzer rather than of the file"
 
 
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A file not replayed: the one-line note saying why (`skipped PATH: why`), and whether the why
+    is an error of the analyzer (`ours`: the run ends in exit status 1) rather than of the file."""
+
+    note: str
+    ours: bool = False
+
+
 def where(e: BaseException) -> str:
     """Where in our code `e` was raised (`ledger.py:58`), for the report of a bug: the innermost frame
     in compact_agent, not the library's (json's `__init__.py:339`) it called."""
@@ -86,10 +95,10 @@ class Replaying:
     figures: Figures | None = None
 
 
-async def _replay(path: Path, how: Replaying, summarize: Summarize | None) -> TranscriptRun | str:
+async def _replay(path: Path, how: Replaying, summarize: Summarize | None) -> TranscriptRun | Skipped:
     loaded = load_or_note(path)
     if isinstance(loaded, str):
-        return loaded
+        return Skipped(loaded)
     price = price_list(how.pricing, how.figures)  # `--prices`: the named list's provider, the given figures
     info = model_info(price.name, window=how.window)
     # The stand-in lists what the person typed, not what the transcript's format marks as its harness's.
@@ -105,7 +114,7 @@ async def _replay(path: Path, how: Replaying, summarize: Summarize | None) -> Tr
                 raise failed from None
             raise
         # The importers hand on only what the replay reads (_common.checked): what fails now is ours.
-        return f"skipped {path}: {INTERNAL} ({where(e)}); please report it, with the file if you can"
+        return Skipped(f"skipped {path}: {INTERNAL} ({where(e)}); please report it, with the file if you can", ours=True)
     if (failed := model_failure(summarize)) is not None:  # the strategies went on without its summaries
         raise failed
     return light(run)
@@ -198,7 +207,7 @@ def model_failure(summarize: Summarize | None) -> ModelFailed | None:
     return summarize.failure() if isinstance(summarize, Summaries) else endpoint_failure(summarize)
 
 
-def _replay_in_worker(path: Path, how: Replaying) -> TranscriptRun | str:
+def _replay_in_worker(path: Path, how: Replaying) -> TranscriptRun | Skipped:
     """One transcript in a worker process (stand-in summaries)."""
     return asyncio.run(_replay(path, how, None))
 
@@ -249,19 +258,19 @@ class Progress:
 async def replay_files(files: Sequence[Path], names: list[str], *, window: int, pricing: str,
                        summarize: Summarize | None = None, workers: int | None = None, skipped: int = 0,
                        settings: dict[str, Any] | None = None, figures: Figures | None = None
-                       ) -> list[TranscriptRun | str]:
-    """Every file replayed through the named strategies, in the files' order: a run or a skip note.
+                       ) -> list[TranscriptRun | Skipped]:
+    """Every file replayed through the named strategies, in the files' order: a run, or why it was skipped.
     `skipped`: how many paths the search skipped, for the progress bar's count; `settings`: the values
     `--set` gave ours (given_settings.parse); `figures`: the `--prices` values (given_prices.parse_given)."""
     how = Replaying(tuple(names), window, pricing, settings, figures)
     workers = max(1, min(len(files), workers or os.cpu_count() or 1))
     progress = Progress(len(files), skipped=skipped)
-    results: list[TranscriptRun | str | None] = [None] * len(files)
+    results: list[TranscriptRun | Skipped | None] = [None] * len(files)
     try:
         if summarize is not None:
             for i, f in enumerate(files):  # a real model (--model): in this process, its requests awaited
                 results[i] = await _replay(f, how, summarize)
-                progress.advance(isinstance(results[i], str))
+                progress.advance(isinstance(results[i], Skipped))
         elif files:
             await _in_workers(files, how, workers, results, progress)
     finally:
@@ -269,7 +278,7 @@ async def replay_files(files: Sequence[Path], names: list[str], *, window: int, 
     return [r for r in results if r is not None]
 
 
-async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, results: list[TranscriptRun | str | None],
+async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, results: list[TranscriptRun | Skipped | None],
                       progress: Progress) -> None:
     """The stand-in is deterministic and the transcripts independent: replay them side by side, in
     worker processes (one too, on one core: a replay that computes for seconds without awaiting
@@ -277,7 +286,7 @@ async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, resul
     loop = asyncio.get_running_loop()
     biggest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     pool = ProcessPoolExecutor(workers, initializer=_leave_interrupts_to_the_parent)
-    jobs: dict[asyncio.Future[TranscriptRun | str], int] = {}
+    jobs: dict[asyncio.Future[TranscriptRun | Skipped], int] = {}
     try:
         jobs = {loop.run_in_executor(pool, _replay_in_worker, files[i], how): i
                 for i in biggest_first}
@@ -286,7 +295,7 @@ async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, resul
             done, pending = await asyncio.wait(pending, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
             for job in done:
                 results[jobs[job]] = job.result()
-                progress.advance(isinstance(results[jobs[job]], str))
+                progress.advance(isinstance(results[jobs[job]], Skipped))
             progress.tick()
     except BaseException:  # Ctrl-C (asyncio cancels this task on it), or an error that ends the run
         for job in jobs:

@@ -25,7 +25,7 @@ from ..models import PRICING
 from ._words import plural
 from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
 from .baselines import factories
-from .batch import INTERNAL, Summaries, replay_files
+from .batch import Skipped, Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
 from .given_prices import parse_given, price_list
 from .given_settings import describe
@@ -77,13 +77,18 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
     # The paths the first note stands for: all the search skipped when it wrote one note (the one on
     # compact-history/ is its last), else one.
     first = found.skipped if len(found.notes) == 1 else 1
+    bug = ""  # the note of the first file whose replay an error of the analyzer stopped
     for result in await replay_files(found.files, list(chosen), window=window, pricing=pricing, summarize=summarize,
                                      skipped=found.skipped, settings=settings, figures=figures):
-        if isinstance(result, str):
-            analysis.skipped.append(result)
+        if isinstance(result, Skipped):
+            analysis.skipped.append(result.note)
+            bug = bug or (result.note if result.ours else "")
             files += 1
         else:
             analysis.runs.append(result)
+    analysis.failed_ours = bool(bug)
+    if not analysis.runs and bug:  # said as beside other files' figures, not as "no transcripts found"
+        raise AnalyzeError(bug + (f" (and {files - 1:,} more skipped)" if files > 1 else ""), exit_code=1)
     if not analysis.runs:
         raise AnalyzeError(nothing_found(analysis.skipped, files - first))
     return analysis
@@ -302,7 +307,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
 
             write_plot(analysis, plot)
     except (AnalyzeError, ConfigError, ModelFailed) as e:
-        return failed(secrets.redact(str(e)), 2 if isinstance(e, AnalyzeError) else 1, as_json)
+        return failed(secrets.redact(str(e)), e.exit_code if isinstance(e, AnalyzeError) else 1, as_json)
     except OSError as e:  # the chart or a transcript: say which file and why, without the exception's name
         where = f" {e.filename}" if e.filename else ""
         return failed(f"could not use{where}: {e.strerror or e}", 1, as_json)
@@ -318,7 +323,7 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
         sys.stderr.write(f"compact-agent: {printable(note)}\n")
     if summarize is not None and (said := summarize.note()) is not None:
         sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
-    code = 1 if any(INTERNAL in note for note in analysis.skipped) else 0  # a bug of ours: the others' figures, then 1
+    code = 1 if analysis.failed_ours else 0  # a bug of ours: the others' figures, then 1
     if as_json:
         sys.stdout.write(json.dumps(to_json(analysis, totals_only), indent=1) + "\n")
         return code
