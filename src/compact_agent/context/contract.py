@@ -269,7 +269,7 @@ class StoreSync:
             self.reset(held)
             return held
         before, self.held = self.held, held
-        n = self.common(messages, deep=True)
+        n = self.common(messages)
         if n < len(held) and self.reshaped(messages) is None:
             self.held = before
             raise UserError(_not_held(type(store).__name__, len(held), len(messages), n))
@@ -279,10 +279,17 @@ class StoreSync:
         self.sync(store, messages, dict)  # what the store lacks of it, appended (no rewrite: it holds its beginning)
         return list(messages)
 
-    def common(self, messages: Sequence[ModelMessage], deep: bool = False) -> int:
+    def common(self, messages: Sequence[ModelMessage]) -> int:
+        """How many of `messages`, from the first, say what the store holds (`_same`): the same
+        object, an equal one, or one that differs only in what the model does not read again. A
+        system prompt pydantic-ai's `ReinjectSystemPrompt(replace_existing=True)` makes anew before
+        each request (its UI adapters add it by default) differs in its timestamp alone, a history
+        sent through a UI's message format and back in its timestamps, ids and provider details:
+        compared with `==`, each was taken for an edited history, and the whole store was archived
+        and rewritten before every request. The store keeps the messages as it was first told them."""
         n = 0
         for a, b in zip(self.held, messages, strict=False):
-            if not (a is b or (deep and _same(a, b)) or (not deep and a == b)):
+            if not _same(a, b):
                 break
             n += 1
         return n
@@ -325,7 +332,7 @@ class StoreSync:
                 # A new capability on a store that holds the conversation. One that cannot be read
                 # stays unread (taken for empty, the next sync appended what it held once more).
                 self.held = loaded(store)
-                n = self.common(messages, deep=True)
+                n = self.common(messages)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
             self.started = True
