@@ -36,6 +36,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -44,6 +45,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.usage import RequestUsage
 
+from ..layers.digest import feedback, retry_text
 from ..plumbing import rounds, tokens
 from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
@@ -366,4 +368,8 @@ def _entries(messages: Sequence[ModelMessage], max_result_chars: int, program: s
                 if len(body) > max_result_chars:
                     body = body[: max_result_chars // 2] + "\n…\n" + body[-max_result_chars // 2:]
                 out.append((f"TOOL RESULT ({p.tool_name}): ", body))
+            elif (said := feedback(p)) is not None:  # pydantic-ai's, on an answer it could not use
+                out.append((program, "Retry feedback: " + retry_text(said)))
+            elif isinstance(p, RetryPromptPart):  # a tool's retry, in a history older pydantic-ai wrote
+                out.append((f"TOOL RESULT ({p.tool_name}): ", retry_text(p)))
     return out

@@ -57,6 +57,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
+    RetryFeedbackPart,
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
@@ -251,8 +252,9 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
             text = p.content if isinstance(p.content, str) else p.model_response_str()
             where = f"; whole text in {path}" if path is not None else "; not saved, run it again if needed"
             lines.append(f"{summary.one_line(p.tool_name)} (id {summary.one_line(p.tool_call_id)}) returned{where}: {cut(text)}")
-        elif isinstance(p, RetryPromptPart):
-            lines.append(f"{summary.one_line(p.tool_name or 'the reply')} was refused: {cut(p.model_response())}")
+        elif isinstance(p, RetryPromptPart | RetryFeedbackPart):
+            name = (p.tool_name if isinstance(p, RetryPromptPart) else None) or "the reply"
+            lines.append(f"{summary.one_line(name)} was refused: {cut(p.model_response())}")
         elif isinstance(p, UserPromptPart):
             content = p.content if isinstance(p.content, str) else " ".join(c for c in p.content if isinstance(c, str))
             if content.strip():

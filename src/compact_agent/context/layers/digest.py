@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
+    RetryFeedbackPart,
     RetryPromptPart,
     SystemPromptPart,
     TextContent,
@@ -76,8 +77,18 @@ def _prompt_str(part: UserPromptPart) -> str:
     return " ".join(out)
 
 
-def _retry_text(part: RetryPromptPart) -> str:
+def retry_text(part: RetryPromptPart | RetryFeedbackPart) -> str:
+    """What a retry said, as written: a `ModelRetry`'s message, or the validation errors as JSON."""
     return part.content if isinstance(part.content, str) else json.dumps(part.content, default=str)
+
+
+def feedback(part: object) -> RetryPromptPart | RetryFeedbackPart | None:
+    """`part` when it is pydantic-ai's feedback on an answer it could not use (an output validator's
+    `ModelRetry`, output that failed validation), bound to no tool call: a `RetryFeedbackPart`, or the
+    tool-less `RetryPromptPart` older histories hold. Else None."""
+    if isinstance(part, RetryFeedbackPart) or (isinstance(part, RetryPromptPart) and not part.tool_name):
+        return part
+    return None
 
 
 def _key_args(args: dict[str, Any]) -> str:
@@ -98,7 +109,7 @@ def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
     if result is None:
         return "no result"
     if isinstance(result, RetryPromptPart):
-        return "error: " + _clip(_retry_text(result), 120)
+        return "error: " + _clip(retry_text(result), 120)
     text = result.content if isinstance(result.content, str) else result.model_response_str(wrap_if_error=False)
     if failed_result(result):  # also a refusal or failure a toolset reported as a result
         outcome = result.outcome if result.outcome != "success" else "failed"
@@ -266,8 +277,8 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
             if isinstance(p, UserPromptPart):
                 if (text := ask_text(p)) is not None:
                     steps.append(f"- User: {_clip(text, user_chars)}")
-            elif isinstance(p, RetryPromptPart) and not p.tool_name:
-                steps.append(f"- Retry feedback: {_clip(_retry_text(p), 160)}")
+            elif (said := feedback(p)) is not None:
+                steps.append(f"- Retry feedback: {_clip(retry_text(said), 160)}")
             elif isinstance(p, TextPart) and p.content.strip():
                 steps.append(f"- Assistant: {_clip(p.content, 240)}")
             elif isinstance(p, ToolCallPart):
