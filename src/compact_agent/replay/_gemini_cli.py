@@ -9,6 +9,15 @@ changes* (same ``id``: it keeps its place), ``{"$set": {...}}`` updates (holding
 history replaced whole) and ``{"$rewindTo": id}`` (that message and all after it dropped). The
 messages are read as Gemini CLI reads its own file back (`loadConversationRecord`).
 
+It writes the history back whole (`updateMessagesFromHistory`) at the start of every session (the
+environment turn), on resume, after a turn cancelled or failed (core/geminiChat.ts rolls its history
+back to before the prompt), and after its compression or masking of old tool output. Only the last
+rewrite what the model saw: one that keeps every message the model saw as it was (its responses'
+text restated as parts, its notices dropped) changes nothing; one that only drops the last messages is
+a turn taken back, which the next request no longer held, so they are left out (with their requests);
+any other is a rewrite, marked before the first message it changed, so the sizes recorded before it
+still fit ours.
+
 A message is ``{id, timestamp, type, content}``: ``user`` (what was sent; ``displayContent`` what
 was typed, when the two differ: a prompt with ``@file`` holds the file after the words), ``gemini``
 (its text, ``toolCalls`` each with its ``result`` parts and ``status``, ``thoughts``, ``tokens``),
@@ -33,7 +42,8 @@ text): the calls of one response finish together and are stamped together, so a 
 came in batches stamped apart is split into one response per batch, the later ones without usage.
 Releases from February 2026 masked old tool output (``<tool_output_masked>``, a preview and where the
 whole is kept) and wrote the masked result into the record of the call that had sent it whole: such
-results are replayed as recorded, said, and the recorded sizes are then no measure of the history.
+results are replayed as recorded, said, and the recorded sizes are then no measure of the history
+(when a ``$set`` wrote them, from where it stands).
 """
 
 from __future__ import annotations
@@ -57,6 +67,8 @@ _CONTINUE = "Please continue."
 _FAILED = frozenset({"error", "cancelled"})
 #: The tag around what its masking of old tool output leaves (context/toolOutputMaskingService.ts).
 MASKED = "tool_output_masked"
+#: Where :func:`messages_of` found the history rewritten (an entry of its own among the messages).
+REWRITTEN: Mapping[str, Any] = {"$rewritten": True}
 
 
 def looks_like_record(record: Mapping[str, Any]) -> bool:
@@ -71,9 +83,11 @@ def is_session(document: Any) -> bool:
 
 def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
     """The session's messages from its records, as Gemini CLI's own loader takes them (a whole
-    document is one record holding them all)."""
+    document is one record holding them all), with a :data:`REWRITTEN` mark where a ``$set`` rewrote
+    the history: before the first message it changed (or the first added after it)."""
     kept: dict[str, Mapping[str, Any]] = {}
-    rewound = rewritten = 0
+    marks: list[int] = []  # the rewrites, each by how many messages the model saw stand before it
+    rewound = rolled_back = 0
     for record in records:
         if isinstance(record.get("$rewindTo"), str):
             ids = list(kept)
@@ -81,11 +95,24 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
             rewound += len(ids) - at
             for gone in ids[at:]:
                 del kept[gone]
+            marks = [min(m, len(_seen(kept))) for m in marks]
         elif isinstance(record.get("id"), str):
             kept[record["id"]] = record
         elif isinstance(as_mapping(record.get("$set")).get("messages"), list):
-            rewritten += 1
-            kept = {m["id"]: m for m in record["$set"]["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
+            new = {m["id"]: m for m in record["$set"]["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
+            old, same, results_changed = _seen(kept), 0, False  # same: how many the model saw stand as they were
+            for before, now in zip(old, new.values(), strict=False):
+                if _said(before) != _said(now):
+                    break
+                same += 1
+                if results_changed := _results(before) != _results(now):
+                    break  # only the results of its calls: the change stands after it (their request)
+            marks = [min(m, same) for m in marks]
+            if results_changed or same < min(len(old), len(new)):
+                marks.append(same)  # its compression or its masking of old tool output
+            elif same < len(old):  # a turn cancelled or failed, taken back: its messages dropped, none added
+                rolled_back += len(old) - same
+            kept = new
         elif looks_like_record(record) and isinstance(record.get("messages"), list):
             kept.update({m["id"]: m for m in record["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)})
         elif not (looks_like_record(record) or "$set" in record):
@@ -93,19 +120,67 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
     if rewound:
         builder.warnings.append(f"left out {counted(rewound, 'message')} the conversation was rewound past: the "
                                 "model never saw them again")
-    if rewritten:
-        # Its compression and output masking replace the history; the file keeps only the new one.
-        builder.warnings.append("Gemini CLI rewrote this session's history (its compression or its masking of old "
-                                "tool output): replayed as rewritten, and its recorded sizes are not used to fit ours")
-        builder.record_compaction({"source": "gemini-cli", "kind": "history rewritten", "timestamp": None,
-                                   "message_index": None})
-    return list(kept.values())
+    if rolled_back:
+        builder.warnings.append(f"left out {counted(rolled_back, 'message')} of turns Gemini CLI took back when they "
+                                "were cancelled or failed: the model never saw them again, and their requests are "
+                                "not replayed")
+    if marks:
+        builder.warnings.append(f"Gemini CLI rewrote this session's history {_times(len(marks))}(its compression or its "
+                                "masking of old tool output): replayed as rewritten, and the sizes it recorded from "
+                                "the first rewritten message on are not used to fit ours")
+    out: list[Mapping[str, Any]] = []
+    seen = 0
+    for message in kept.values():
+        if _is_seen(message):
+            out += [REWRITTEN] * marks.count(seen)
+            seen += 1
+        out.append(message)
+    return out + [REWRITTEN] * marks.count(seen)
+
+
+def _times(n: int) -> str:
+    return "" if n == 1 else f"{n} times "
+
+
+def _is_seen(message: Mapping[str, Any]) -> bool:
+    """Sent to the model: not one of the CLI's own notices (which its history never holds)."""
+    return message.get("type") in {"user", "gemini"} or _is_injected(message)
+
+
+def _is_injected(message: Mapping[str, Any]) -> bool:
+    """An ``info`` message holding only a tool's binary output (images, files): Gemini CLI sends it as
+    the next user turn (core/geminiChat.ts, its binary injection)."""
+    parts = _parts(message.get("content"))
+    return message.get("type") == "info" and bool(parts) and all(
+        isinstance(p, Mapping) and ("inlineData" in p or "fileData" in p) for p in parts)
+
+
+def _seen(kept: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [m for m in kept.values() if _is_seen(m)]
+
+
+def _said(message: Mapping[str, Any]) -> tuple[Any, str]:
+    """A message's id and text as the model saw it (a ``$set`` restates a response's text as its parts,
+    its calls among them)."""
+    return message.get("id"), "".join(map(_text, _parts(message.get("content"))))
+
+
+def _results(message: Mapping[str, Any]) -> list[tuple[Any, str]]:
+    """The results of a response's calls, as the model saw them."""
+    return [(c.get("id"), _result(c)) for c in message.get("toolCalls") or [] if isinstance(c, Mapping)]
 
 
 def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed a Gemini CLI session into `builder` (see the module docstring)."""
     commands = split = masked = 0
-    for message in messages_of(records, builder):
+    messages = messages_of(records, builder)
+    rewritten = any(m is REWRITTEN for m in messages)  # a masking written by a $set: said and placed there
+    for message in messages:
+        if message is REWRITTEN:
+            # From here on the history is not as the sizes recorded before were measured on.
+            builder.record_compaction({"source": "gemini-cli", "kind": "history rewritten", "timestamp": None,
+                                       "message_index": None})
+            continue
         try:
             kind = message.get("type")
             timestamp = parse_time(message.get("timestamp"))
@@ -113,7 +188,7 @@ def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBui
                 commands += not _user(builder, message, timestamp)
             elif kind == "gemini":
                 more, hidden = _gemini(builder, message, timestamp)
-                split, masked = split + more, masked + hidden
+                split, masked = split + more, masked + hidden * (not rewritten)
             elif kind not in {"info", "error", "warning"}:
                 builder.skipped += 1
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -158,6 +233,17 @@ def _text(part: Any) -> str:
     return ""
 
 
+def _result(call: Mapping[str, Any]) -> str:
+    """A call's result in text: its own function response (a ``$set`` may have written the responses of
+    all the calls of its turn into each call's record) and the parts beside it."""
+    parts = _parts(call.get("result"))
+    ids = [as_mapping(p.get("functionResponse")).get("id") for p in parts if isinstance(p, Mapping)]
+    if call.get("id") in ids:
+        parts = [p for p in parts if not isinstance(p, Mapping) or "functionResponse" not in p
+                 or as_mapping(p["functionResponse"]).get("id") == call.get("id")]
+    return "\n".join(t for t in map(_text, parts) if t)
+
+
 def _user(builder: ConversationBuilder, message: Mapping[str, Any], timestamp: datetime | None) -> bool:
     """A user message; False for a command the CLI handled (never sent)."""
     parts = _parts(message.get("content"))
@@ -200,7 +286,7 @@ def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp:
                              timestamp=timestamp if number == 0 else parse_time(batch[0].get("timestamp")))
         for call in batch:
             if call.get("result") is not None:
-                result = "\n".join(t for t in map(_text, _parts(call["result"])) if t)
+                result = _result(call)
                 masked += f"<{MASKED}>" in result
                 builder.add_tool_return(str(call["id"]), result, parse_time(call.get("timestamp")) or timestamp,
                                         failed=call.get("status") in _FAILED)

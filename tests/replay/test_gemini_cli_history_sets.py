@@ -1,0 +1,142 @@
+"""Gemini CLI's ``{"$set": {"messages": [...]}}`` lines, as its chat recording service writes them
+(core/services/chatRecordingService.ts `updateMessagesFromHistory`): at the start of every session (the
+environment turn), after a turn cancelled or failed (the history taken back), and after its masking of
+old tool output or its compression. Only the last two rewrite what the model saw."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from compact_agent.replay import load_transcript
+from compact_agent.replay.retention import typed_texts
+from compact_agent.replay.simulate import recorded_points
+
+from ._helpers import assert_valid_conversation, responses, results
+from .test_gemini_cli_chats import META, call
+
+ENV = {"id": "env", "timestamp": "2026-08-20T10:00:00.100Z", "type": "user",
+       "content": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+BIG = "x = 1\n" * 2_000
+
+
+def turn() -> list[dict[str, Any]]:
+    """A prompt, a response of two calls (their results also as a user turn), and the answer."""
+    calls = [call("c1", "read_file", {"absolute_path": "/w/a.py"}, BIG, "2026-08-20T10:00:09.000Z"),
+             call("c2", "read_file", {"absolute_path": "/w/b.py"}, "b = 2", "2026-08-20T10:00:09.001Z")]
+    return [
+        {"id": "u1", "timestamp": "2026-08-20T10:00:05.000Z", "type": "user", "content": [{"text": "read a and b"}]},
+        {"id": "g1", "timestamp": "2026-08-20T10:00:08.000Z", "type": "gemini", "content": "Reading.",
+         "tokens": {"input": 12_000, "output": 10, "cached": 0}, "toolCalls": calls},
+        {"id": "r1", "timestamp": "2026-08-20T10:00:09.000Z", "type": "user",
+         "content": [c["result"][0] for c in calls]},
+        {"id": "i1", "timestamp": "2026-08-20T10:00:09.500Z", "type": "info", "content": "Switched model"},
+        {"id": "g2", "timestamp": "2026-08-20T10:00:12.000Z", "type": "gemini", "content": "Both read.",
+         "tokens": {"input": 17_000, "output": 4, "cached": 0}},
+    ]
+
+
+def as_set(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The history as `updateMessagesFromHistory` writes it back: a response's text as its parts, its
+    calls among them, each call's result as the whole user turn its response went in, no notices."""
+    out = []
+    responses_of = {m["id"]: m for m in messages if m["type"] == "user" and isinstance(m["content"], list)
+                    and all("functionResponse" in p for p in m["content"])}
+    for m in copy.deepcopy(messages):
+        if m["type"] == "info":
+            continue
+        if m["type"] == "gemini":
+            calls = m.get("toolCalls") or []
+            m["content"] = [{"text": m["content"]}, *({"functionCall": {"id": c["id"], "name": c["name"],
+                                                                          "args": c["args"]}} for c in calls)]
+            turn_parts = next((r["content"] for r in responses_of.values()
+                               if any(p["functionResponse"]["id"] == c["id"] for c in calls for p in r["content"])), None)
+            m["toolCalls"] = [{**c, "result": turn_parts} for c in calls] if calls else m.get("toolCalls")
+        out.append(m)
+    return {"$set": {"messages": out, "lastUpdated": "2026-08-20T10:01:00.000Z"}}
+
+
+def write(tmp_path: Path, lines: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "session-2026-08-20T10-00-2f0c1a9e.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_set_that_restates_the_history_or_adds_to_it_is_no_rewrite(tmp_path: Path) -> None:
+    """Every session since May 2026 starts with one (the environment turn); a resumed or cancelled one
+    writes the history back whole, responses as parts: the recorded usage still fits the sizes."""
+    messages = turn()
+    more: list[dict[str, Any]] = [{"id": "u2", "timestamp": "2026-08-20T10:01:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
+            {"id": "g3", "timestamp": "2026-08-20T10:01:02.000Z", "type": "gemini", "content": "Anything else?",
+             "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
+    restated = as_set([ENV, *messages])
+    restated["$set"]["messages"] += more
+    transcript = load_transcript(write(tmp_path, [{**META, "kind": "main"}, as_set([ENV]), {"$set": {"lastUpdated": "x"}},
+                                                  *messages, restated]))
+    assert_valid_conversation(transcript.messages)
+    assert transcript.warnings == [] and transcript.recorded_compactions == []
+    assert [r.content for r in results(transcript.messages)] == [BIG, "b = 2"]
+    assert [r.usage.input_tokens for r in responses(transcript.messages)] == [12_000, 17_000, 17_100]
+    assert len(recorded_points(transcript, transcript.messages)) == 3
+
+
+def test_a_turn_taken_back_is_left_out_and_the_usage_before_it_still_fits(tmp_path: Path) -> None:
+    """A cancelled turn: Gemini CLI rolls its history back to before the prompt and writes it back, so
+    the next request holds none of that turn (core/geminiChat.ts, `agentHistory.rollback`)."""
+    messages = turn()
+    cancelled: list[dict[str, Any]] = [{"id": "u2", "timestamp": "2026-08-20T10:02:00.000Z", "type": "user", "content": [{"text": "now c"}]},
+                 {"id": "g9", "timestamp": "2026-08-20T10:02:03.000Z", "type": "gemini", "content": "Reading c.",
+                  "tokens": {"input": 17_050, "output": 4, "cached": 0}},
+                 {"id": "i2", "timestamp": "2026-08-20T10:02:04.000Z", "type": "info", "content": "Request cancelled."}]
+    after: list[dict[str, Any]] = [{"id": "u3", "timestamp": "2026-08-20T10:03:00.000Z", "type": "user", "content": [{"text": "never mind"}]},
+             {"id": "g4", "timestamp": "2026-08-20T10:03:02.000Z", "type": "gemini", "content": "OK.",
+              "tokens": {"input": 17_020, "output": 2, "cached": 0}}]
+    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, *cancelled, as_set([ENV, *messages]),
+                                                  *after]))
+    assert_valid_conversation(transcript.messages)
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["read a and b", "never mind"]
+    assert [r.usage.input_tokens for r in responses(transcript.messages)] == [12_000, 17_000, 17_020]
+    assert transcript.recorded_compactions == []
+    assert len(recorded_points(transcript, transcript.messages)) == 3
+    assert transcript.warnings == ["left out 2 messages of turns Gemini CLI took back when they were cancelled or "
+                                   "failed: the model never saw them again, and their requests are not replayed"]
+
+
+def test_a_set_that_masks_a_result_is_a_rewrite_from_that_message_on(tmp_path: Path) -> None:
+    """Its masking writes the masked result back into the call's record: the model saw it whole before,
+    masked after; the usage recorded before the request that held it still fits."""
+    messages = turn()
+    masked = "<tool_output_masked>\nx = 1\n\nOutput too large.\n</tool_output_masked>"
+    later: list[dict[str, Any]] = [{"id": "u2", "timestamp": "2026-08-20T10:02:00.000Z", "type": "user", "content": [{"text": "next"}]},
+             {"id": "g3", "timestamp": "2026-08-20T10:02:02.000Z", "type": "gemini", "content": "Done.",
+              "tokens": {"input": 6_000, "output": 2, "cached": 0}}]
+    rewrite = as_set([ENV, *messages, *later])
+    for m in rewrite["$set"]["messages"]:
+        if m["id"] == "r1":
+            m["content"][0] = {"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": masked}}}
+        for c in m.get("toolCalls") or []:
+            c["result"] = next(r["content"] for r in rewrite["$set"]["messages"] if r["id"] == "r1")
+    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, *later, rewrite]))
+    assert_valid_conversation(transcript.messages)
+    assert [r.content for r in results(transcript.messages)] == [masked, "b = 2"]
+    [compaction] = transcript.recorded_compactions
+    g2 = transcript.messages.index(responses(transcript.messages)[1])
+    assert compaction["message_index"] == g2
+    assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000]
+    assert transcript.warnings == ["Gemini CLI rewrote this session's history (its compression or its masking of old "
+                                   "tool output): replayed as rewritten, and the sizes it recorded from the first "
+                                   "rewritten message on are not used to fit ours"]
+
+
+def test_a_rewrite_after_the_first_responses_keeps_their_usage_for_the_fit(tmp_path: Path) -> None:
+    messages = turn()
+    later: list[dict[str, Any]] = [{"id": "u2", "timestamp": "2026-08-20T10:02:00.000Z", "type": "user", "content": [{"text": "next"}]},
+             {"id": "g3", "timestamp": "2026-08-20T10:02:02.000Z", "type": "gemini", "content": "Done.",
+              "tokens": {"input": 17_100, "output": 2, "cached": 0}}]
+    rewrite = as_set([ENV, *messages, *later])
+    rewrite["$set"]["messages"][-2]["content"] = [{"text": "next, and be brief"}]
+    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, *later, rewrite]))
+    assert [c["message_index"] for c in transcript.recorded_compactions] == [len(transcript.messages) - 2]
+    assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000]
