@@ -52,6 +52,29 @@ def test_a_codex_call_id_or_type_of_the_wrong_kind_costs_its_record(tmp_path: Pa
     assert any("a tool call's id is a number, not text" in w for w in run.transcript.warnings)
 
 
+@pytest.mark.parametrize(("source", "at", "bad", "said"), [
+    ("claude-code", (1, "message"), 7, "a line's message is a number, not an object"),
+    ("claude-code", (1, "message", "content"), 7, "a message's content is a number, not text or a list"),
+    ("claude-code", (1, "type"), [], "a line's type is a list, not text"),
+    ("codex", (0, "type"), {}, "a line's type is an object, not text"),
+    ("codex", (3, "type"), [], "a line's type is a list, not text"),
+])
+def test_a_line_the_passes_over_the_whole_file_read_costs_itself_named(
+        tmp_path: Path, source: str, at: tuple[Any, ...], bad: object, said: str) -> None:
+    """The format's detection, and the searches for rewinds and rollbacks, read every line before
+    any is imported: a line whose type was a list, or whose message was a number, skipped the whole
+    file as 'a field has a type or value the importer cannot use', naming nothing."""
+    records = json.loads(json.dumps(CLAUDE_SESSION if source == "claude-code" else CODEX_SESSION))
+    node = records
+    for key in at[:-1]:
+        node = node[key]
+    node[at[-1]] = bad
+    run = _replayed(write_jsonl(tmp_path / "t.jsonl", records))
+    assert isinstance(run, TranscriptRun), run
+    assert run.transcript.format == source and run.transcript.skipped == 1
+    assert f"skipped 1 entry of an unexpected shape (the first: {said})" in run.transcript.warnings
+
+
 def test_a_failure_in_the_replay_is_said_as_ours_and_the_run_ends_in_status_1(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     good = write_jsonl(tmp_path / "good.jsonl", CLAUDE_SESSION)

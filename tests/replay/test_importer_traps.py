@@ -420,8 +420,8 @@ def test_garbage_and_truncated_lines_are_counted_not_fatal(tmp_path: Path) -> No
     # garbage, array, unknown type, wrong shape, 2 truncated lines, binary line
     assert transcript.skipped == 7
     said = [w for w in transcript.warnings if "unexpected shape" in w]  # one line, in words
-    assert said == ["skipped 1 entry of an unexpected shape (the first: a field holds another kind of value "
-                    "than the format has there)"], transcript.warnings
+    assert said == ["skipped 1 entry of an unexpected shape (the first: a line's message is text, not an object)"
+                    ], transcript.warnings  # the field named
     assert transcript.format == "claude-code"
     assert len(tool_calls(transcript.messages)) == 2
     assert_valid_conversation(transcript.messages)

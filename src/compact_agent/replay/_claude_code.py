@@ -57,7 +57,7 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._claude_code_attachments import renders, shown_text, skipped_notes
-from ._common import ConversationBuilder, counted, text_of_blocks
+from ._common import BadField, ConversationBuilder, counted, text_of_blocks, wrong_kind
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
@@ -111,6 +111,7 @@ class _State:
 
 def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed Claude Code records into ``builder`` (see the module docstring for the rules)."""
+    records = _shaped(records, builder)
     state = _State(builder, file_renders=renders(records))
     for record in _live_branch(_main_conversation(records, builder), builder):
         try:
@@ -140,6 +141,33 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
     if state.api_errors:
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
     builder.warnings.extend(skipped_notes(state.unseen, state.unknown))
+
+
+def _shaped(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """The lines, but a user's or the model's whose message is not an object holding text or a list
+    of blocks: each such line is an entry of an unexpected shape, named in the warning
+    (`skip_malformed`). The search for rewinds reads every user line's message before any line is
+    imported, and one that was a number, or whose content was one, failed the whole file without
+    naming it."""
+    kept: list[Mapping[str, Any]] = []
+    for record in records:
+        if (why := _misshapen(record)) is not None:
+            builder.skip_malformed(why)
+        else:
+            kept.append(record)
+    return kept
+
+
+def _misshapen(record: Mapping[str, Any]) -> BadField | None:
+    message = record.get("message")
+    if message is None or record.get("type") not in {"user", "assistant"}:
+        return None
+    if not isinstance(message, Mapping):
+        return wrong_kind("a line's message", message, "an object")
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return wrong_kind("a message's content", content, "text or a list")
+    return None
 
 
 def _main_conversation(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:

@@ -80,8 +80,14 @@ def checked(part: Any) -> Any:
     return part
 
 
+def wrong_kind(field: str, value: Any, wanted: str) -> BadField:
+    """The error of a field whose value is not of the kind the format has there, in words: `a
+    line's type is a list, not text` (`skip_malformed` names it in the transcript's warning)."""
+    return BadField(f"{field} is {_kind(value)}, not {wanted}")
+
+
 def _kind(value: Any) -> str:
-    return {list: "a list", dict: "an object", bool: "true or false", type(None): "missing"}.get(
+    return {list: "a list", dict: "an object", bool: "true or false", type(None): "missing", str: "text"}.get(
         type(value), "a number" if isinstance(value, (int, float)) else "another kind of value")
 
 

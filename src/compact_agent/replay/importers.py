@@ -44,7 +44,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from . import _claude_code, _cline, _codex, _codex_early, _compact_agent, _gemini_cli
-from ._common import ConversationBuilder, counted
+from ._common import BadField, ConversationBuilder, counted, wrong_kind
 from ._openai_chat import import_chat, import_mini_swe_agent
 from ._recorded import set_aside_absurd_usage
 from ._swe_agent import import_swe_agent
@@ -109,6 +109,8 @@ class _Sniffed:
     records: list[Mapping[str, Any]] = field(default_factory=list)
     bad_lines: int = 0
     cut_short: bool = False  # the last line is one of the bad ones: the file ends in the middle of it
+    misshapen: int = 0  # JSON lines left out for a `type` that is no text (`_typed`), and why the first was
+    misshapen_why: BadField | None = None
 
     def line_warnings(self) -> list[str]:
         """What the lines that are not JSON cost the replay (they are counted in `skipped` too)."""
@@ -136,6 +138,9 @@ def load_transcript(path: Path) -> Transcript:
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
     builder.warnings.extend(sniffed.line_warnings())
+    if (why := sniffed.misshapen_why) is not None:  # lines of a type that is no text (`_typed`): entries of
+        for _ in range(sniffed.misshapen):  # an unexpected shape, named in one warning, as an importer's
+            builder.skip_malformed(why)
     if sniffed.format == "claude-code":
         _claude_code.import_claude_code(sniffed.records, builder)
     elif sniffed.format == "codex":
@@ -252,19 +257,22 @@ def _sniff(path: Path) -> _Sniffed:
         records, bad, cut_short = _parse_lines(_lines(path))
     except OSError as exc:
         raise _cannot_read(path, exc) from None
+    records, misshapen, why = _typed(records)
+    lines: dict[str, Any] = {"records": records, "bad_lines": bad, "cut_short": cut_short, "misshapen": misshapen,
+                             "misshapen_why": why}
     for record in records[:_SNIFF_RECORDS]:
         if _gemini_cli.looks_like_record(record):
-            return _Sniffed("gemini-cli", records=records, bad_lines=bad, cut_short=cut_short)
+            return _Sniffed("gemini-cli", **lines)
         if _codex.looks_like_record(record):
-            return _Sniffed("codex", records=records, bad_lines=bad, cut_short=cut_short)
+            return _Sniffed("codex", **lines)
         if _claude_code.looks_like_record(record):
-            return _Sniffed("claude-code", records=records, bad_lines=bad, cut_short=cut_short)
+            return _Sniffed("claude-code", **lines)
         if _compact_agent.looks_like_record(record):
-            return _Sniffed("compact-agent", records=records, bad_lines=bad, cut_short=cut_short)
+            return _Sniffed("compact-agent", **lines)
     if _codex_early.is_early_rollout(records, _SNIFF_RECORDS):
-        return _Sniffed("codex", records=_codex_early.enveloped(records), bad_lines=bad, cut_short=cut_short)
+        return _Sniffed("codex", **{**lines, "records": _codex_early.enveloped(records)})
     if records and all(isinstance(r.get("role"), str) for r in records[:_SNIFF_RECORDS]):
-        return _Sniffed("openai-chat", records=records, bad_lines=bad, cut_short=cut_short)
+        return _Sniffed("openai-chat", **lines)
     if unclosed and not records:
         raise TranscriptError(f"{path}: a JSON document that ends before it is closed (cut short: a copy of a file "
                               "still being written, or a download cut off): not read")
@@ -330,6 +338,19 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]]
         else:
             bad += 1
     return records, bad, cut_short
+
+
+def _typed(records: list[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int, BadField | None]:
+    """The JSON lines whose `type`, where they have one, is text, as every format's lines have it;
+    how many others there were, and why the first was left out. The format's detection and the
+    passes an importer makes over the whole file (Claude Code's search for rewinds, Codex's for
+    rollbacks) compare each line's type, and one that was a list or an object failed the whole file
+    without naming it; such a line costs itself, an entry of an unexpected shape."""
+    kept = [r for r in records if isinstance(r.get("type", ""), str)]
+    if len(kept) == len(records):
+        return records, 0, None
+    first = next(r for r in records if not isinstance(r.get("type", ""), str))
+    return kept, len(records) - len(kept), wrong_kind("a line's type", first.get("type"), "text")
 
 
 def _mini_provider(document: Mapping[str, Any]) -> str | None:
