@@ -1,19 +1,26 @@
-"""No module of the package imports, however indirectly, a module that imports it back.
+"""No module of the package imports, however indirectly, a module that imports it back; and every
+module is named in docs/layout.md, in its package's block, so a reader can find it.
 
 A circle makes the order of imports matter and hides which module is the lower one; the shared
 piece belongs below both. Every import counts: at the top of a module, inside a function (run
 later, but still a dependency), and under `TYPE_CHECKING` (a dependency of the types a reader and
 a checker follow).
+
+docs/layout.md used to be the README's Layout, and 32 modules were named nowhere (31 of ui/, and
+agent/tools/images.py, which only `context/compaction/images.py` seemed to name): its test checked
+that a module named exists, never that a module exists named.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import compact_agent
 
 ROOT = Path(compact_agent.__file__).resolve().parent
+REPO = Path(__file__).resolve().parents[1]
 
 
 def modules(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -103,3 +110,73 @@ def test_the_check_sees_a_circle_through_a_type_only_import(tmp_path: Path) -> N
     assert circles(imports(pkg)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     (pkg / "c.py").write_text("")
     assert circles(imports(pkg)) == []
+
+
+def tree(page: Path) -> str:
+    """The first fenced block after the page's `## Layout` or `## The modules` heading: the tree."""
+    text = page.read_text(encoding="utf-8")
+    at = min(i for h in ("## Layout", "## The modules") if (i := text.find(h)) >= 0)
+    return text[at:].split("```")[1]
+
+
+def blocks(block: str) -> dict[str, str]:
+    """The text of the tree under each package header (`  context/`, `    layers/`), by the
+    package's path under src/compact_agent ("" for `src/compact_agent/` itself, "/tests" for a
+    folder outside it). A line belongs to the nearest header above it that is less indented."""
+    out: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        header = re.match(r" *(src/compact_agent|[a-z_]+)/(?:\s|$)", line)
+        if header:
+            name = header.group(1)
+            parent = stack[-1][1] if stack else None
+            path = "" if name == "src/compact_agent" else f"/{name}" if parent is None else \
+                f"{parent}/{name}".lstrip("/") if parent == "" else f"{parent}/{name}"
+            stack.append((indent, path))
+            out.setdefault(path, "")
+            line = line[header.end():]
+        if stack:
+            out[stack[-1][1]] += line + "\n"
+    return out
+
+
+def test_every_module_is_named_in_its_package_block_of_docs_layout() -> None:
+    named = blocks(tree(REPO / "docs" / "layout.md"))
+    missing = []
+    for f in sorted(ROOT.rglob("*.py")):
+        if f.name in ("__init__.py", "__main__.py"):
+            continue
+        package = f.parent.relative_to(ROOT).as_posix().replace(".", "")
+        if not re.search(rf"(?<![\w.]){re.escape(f.name)}\b", named.get(package, "")):
+            where = f"the {package}/ block" if package else "the top-level lines, before `context/`"
+            missing.append(f"{f.relative_to(ROOT)}: name it, with what it is for, in {where} of docs/layout.md")
+    assert not missing, "modules named nowhere:\n" + "\n".join(missing)
+
+
+def test_the_readme_layout_has_a_line_for_every_package_and_links_docs_layout() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    packages = {f.parent.relative_to(ROOT).as_posix() for f in ROOT.rglob("__init__.py")} - {"."}
+    listed = {p for p in blocks(tree(REPO / "README.md")) if p and not p.startswith("/")}
+    assert listed == packages, (packages - listed, listed - packages)
+    layout = text[text.index("## Layout"):]
+    assert "(docs/layout.md)" in layout.split("```")[0]
+
+
+def test_the_block_reader_sees_a_module_left_out_of_its_package() -> None:
+    block = """src/compact_agent/
+  cli.py  words.py
+  context/          the library
+    pipeline.py     ContextManager
+    layers/         L1 budget.py, L2 snip.py,
+                    L3 microcompact.py
+    state.py
+  ui/               repl.py
+tests/              mirrors src/
+"""
+    found = blocks(block)
+    assert "cli.py" in found[""] and "pipeline.py" in found["context"] and "state.py" in found["context"]
+    assert "microcompact.py" in found["context/layers"] and "state.py" not in found["context/layers"]
+    assert "repl.py" in found["ui"] and "pipeline.py" not in found[""] and "/tests" in found

@@ -1,7 +1,8 @@
-"""The README's layout names modules that exist, and those of the windows learned from servers: it
-listed agent/run/ without server_windows.py and window_proof.py, and the top level without
-cli_windows.py, so a reader looking for where `config` lists and forgets the windows kept, or
-where a session starts within one, found nothing."""
+"""The layout (docs/layout.md, once the README's Layout) names modules that exist, and those of the
+windows learned from servers: it listed agent/run/ without server_windows.py and window_proof.py,
+and the top level without cli_windows.py, so a reader looking for where `config` lists and forgets
+the windows kept, or where a session starts within one, found nothing. That every module is named
+is tests/test_layout.py's."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ SRC = ROOT / "src" / "compact_agent"
 
 
 def layout() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    after = text[text.index("## Layout"):]
+    text = (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+    after = text[text.index("## The modules"):]
     return after.split("```")[1]
 
 

@@ -1,6 +1,6 @@
-"""The README shows the analyzer's four per-window tables (cost parts, recall, stalls) that
-docs/analyzer.md explains; the two copies are the same text, and the README's summary row of ours at
-each window quotes that window's table."""
+"""The README's headline table quotes, for ours at each window, the analyzer's per-window tables (cost
+parts, recall, stalls) that docs/analyzer.md shows and explains; the README keeps only the headline
+and sends the reader there for the tables."""
 
 from __future__ import annotations
 
@@ -17,17 +17,15 @@ def tables(text: str) -> dict[str, str]:
     return found
 
 
-def test_the_readme_shows_the_four_tables_of_docs_analyzer() -> None:
-    readme = tables((ROOT / "README.md").read_text())
-    assert readme == tables((ROOT / "docs" / "analyzer.md").read_text())
-    for table in readme.values():
+def test_docs_analyzer_shows_the_four_tables() -> None:
+    for table in tables((ROOT / "docs" / "analyzer.md").read_text()).values():
         head = table.splitlines()[0].split()
         assert {"hit", "miss", "out", "sum", "reread", "recall", "stalls", "over"} <= set(head), head
 
 
 def test_the_readme_summary_quotes_ours_in_each_table() -> None:
     text = (ROOT / "README.md").read_text()
-    found = tables(text)
+    found = tables((ROOT / "docs" / "analyzer.md").read_text())
     for window in WINDOWS:
         ours = next(line for line in found[window].splitlines() if line.startswith("ours "))
         cells = ours.split()
