@@ -22,7 +22,8 @@ What the format does that a naive reader gets wrong (all observed in the fixture
   in a note (see `_claude_code_attachments`).
 * **Compaction** is a ``system``/``compact_boundary`` line (trigger, preTokens) followed by a user line
   with ``isCompactSummary``: the summary is imported as the user prompt Claude Code sent, and the
-  boundary goes to ``recorded_compactions`` with the index of the message holding the summary.
+  boundary goes to ``recorded_compactions`` with the index of the message holding the summary. A
+  ``microcompact_boundary`` clears old results in place, the file keeping them whole: from it, sizes are not fitted.
 * **Subagents' conversations** were written into the session file by versions up to 2.0, their
   lines marked ``isSidechain``: the main model saw only each one's final answer, so they are left
   out and counted (a subagent's own file, every line so marked, is that conversation).
@@ -107,6 +108,7 @@ class _State:
     file_renders: bool = False  # its attachments carry what the model read of them
     unseen: int = 0  # attachment lines the model read nothing of
     unknown: dict[str, int] = field(default_factory=dict)  # attachment lines of kinds not known here, by kind
+    microcompacts: list[tuple[int, int]] = field(default_factory=list)  # (request, tool results cleared) each
 
 
 def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
@@ -141,6 +143,10 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
     if state.api_errors:
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
     builder.warnings.extend(skipped_notes(state.unseen, state.unknown))
+    if state.microcompacts:
+        builder.warnings.append(f"Claude Code cleared {counted(sum(n for _, n in state.microcompacts), 'old tool result')} "
+                                f"(its microcompact) from request {state.microcompacts[0][0]:,} on: the sizes it recorded "
+                                "from there are not used to fit ours, and every strategy replays them whole")
 
 
 def _shaped(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> list[Mapping[str, Any]]:
@@ -383,5 +389,11 @@ def _system(state: _State, record: Mapping[str, Any], timestamp: datetime | None
             "summary_chars": None,
         }
         state.message_id, state.response = None, None
+    elif subtype == "microcompact_boundary":  # results cleared in place: later sizes are not of this history
+        cleared = (record.get("microcompactMetadata") or {}).get("compactedToolIds")
+        requests = 1 + sum(isinstance(m, ModelResponse) for m in state.builder.messages)
+        state.microcompacts.append((requests, len(cleared) if isinstance(cleared, list) else 0))
+        state.builder.record_compaction({"source": "claude-code", "kind": "microcompact", "timestamp": record.get(
+            "timestamp"), "message_index": None})
     elif subtype == "local_command":
         state.builder.add_user_text(str(record.get("content") or ""), timestamp, harness=True)
