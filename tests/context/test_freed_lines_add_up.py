@@ -15,14 +15,20 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from compact_agent.agent.run import first_request
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.context import Event
+from compact_agent.context.plumbing import tokens
 from compact_agent.context.shaping import _net
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 LAYERS = ("budget", "snip", "microcompact", "collapse")
 TURNS = ["#1 work 5", "#2 work 3", "#3 work 1", "#4 think 3", "#5 work 4", "#6 say", "#7 work 6"]
+TUNED = 1_016
+"""Estimated tokens of the request's fixed part (system prompt and tool schemas) the scenario was
+written at. It shows the overlap (microcompact clearing results the digest stands for) with a
+fixed part of up to about 1,800: a few more tools. Past that, compactions within turns change it."""
 
 
 def reasoning(n: int) -> str:
@@ -66,6 +72,8 @@ async def test_the_lines_of_a_turn_add_up_to_what_the_layers_took_out(tmp_path: 
         s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
                                         context_window=8_000, home=tmp_path / "home", permission_mode="yes"),
                          on_event=events.append)
+        params = await first_request.parameters(s)
+        fixed = tokens.request_overhead(params.instruction_parts[0].content, params.function_tools)
         try:
             for typed in TURNS:
                 before = len(events)
@@ -80,13 +88,20 @@ async def test_the_lines_of_a_turn_add_up_to_what_the_layers_took_out(tmp_path: 
         assert e.tokens_freed <= e.tokens_before - e.tokens_after, e
     for turn in turns:
         said = sum(e.tokens_freed for e in turn if e.layer in LAYERS and e.action != "shrink")
-        assert said < 8_000, [(e.layer, e.action, e.tokens_freed) for e in turn]
+        assert said < 8_000, (f"fixed part {fixed:,} tokens", [(e.layer, e.action, e.tokens_freed) for e in turn])
     # `layer_savings` (the demo's per-layer line) adds up the same figures /status sums from the
     # events: it took the raw growth, clearing 3,549 and the digest 1,438 where the events said 1,172
     # and 3,815 (the same total, split otherwise).
     said_per_layer = {layer: sum(e.tokens_freed for e in events if e.layer == layer and e.action != "shrink")
                       for layer in LAYERS}
-    assert said_per_layer["microcompact"] and said_per_layer["collapse"]  # the overlap is in the scenario
+    # The overlap is in the scenario: microcompact clears results, the digest folds rounds. How much
+    # of the clearing is said depends on how much of it the digest stood for (all of it: 0).
+    cleared = any((e.layer, e.action) == ("microcompact", "clear") for e in events)
+    assert cleared and said_per_layer["collapse"], (
+        f"the scenario no longer reaches both microcompact and the collapse digest (cleared: {cleared}, "
+        f"digest saved {said_per_layer['collapse']:,}): the request's fixed part (system prompt and tool "
+        f"schemas) is {fixed:,} estimated tokens; the scenario was written at {TUNED:,}. Re-tune TURNS or "
+        "the window so both layers act again")
     assert {layer: s.cm.layer_savings.get(layer, 0) for layer in LAYERS} == said_per_layer
 
 

@@ -37,6 +37,8 @@ CLINE_HISTORY = "api_conversation_history.json"
 NAMES_SHOWN = 3
 #: Notes of .json, .jsonl and .traj files that are no transcript: up to this many are said one a line.
 MANY_SAID = 10
+#: How the note on a zstd-compressed file (importers.ZSTD_NOTE: Codex's archived rollouts) goes on from its path.
+ZSTD = ": zstd-compressed ("
 #: `analyze -` when no file is named so: each transcript is read from its file by a worker, its format
 #: told by its content, so a transcript on standard input is refused in one line, rather than taken
 #: for a file named `-` that does not exist.
@@ -104,13 +106,17 @@ def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
     first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; so are
     those of files named as a transcript could be (`TRANSCRIPT_SUFFIXES`) that are none, when there
     are more than MANY_SAID of them (a folder of a thousand package.json or settings files wrote a
-    thousand lines); each other note on its own line. The notes themselves (the JSON output's
+    thousand lines), and those of zstd-compressed files (a Codex folder of archived rollouts); each other
+    note on its own line. The notes themselves (the JSON output's
     `skipped`) stay one per file."""
     plain_notes = {f"skipped {p}: not a transcript": p.name for p in plain}
     named = {n: Path(n.removeprefix("skipped ").removesuffix(": not a transcript")).name for n in notes
              if n.endswith(": not a transcript") and n not in plain_notes}
+    packed = {n: Path(n.removeprefix("skipped ").split(ZSTD, 1)[0]).name for n in notes if ZSTD in n}
     groups = [(plain_notes, "files that are not transcripts", "", 2),
-              (named, ".json, .jsonl or .traj files that are not transcripts", "; --json lists each", MANY_SAID + 1)]
+              (named, ".json, .jsonl or .traj files that are not transcripts", "; --json lists each", MANY_SAID + 1),
+              (packed, "zstd-compressed files", "), which the analyzer does not read: decompress them first "
+               "(zstd -d FILE", MANY_SAID + 1)]
     out = list(notes)
     for group, what, tail, least in groups:
         names = [group[n] for n in out if n in group]

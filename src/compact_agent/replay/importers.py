@@ -184,6 +184,11 @@ def _cannot_read(path: Path, exc: OSError) -> TranscriptError:
 #: Notepad before 2019): no JSON parser here takes it, so it is read past, as `utf-8-sig` does.
 BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: How a zstd frame starts. Codex compresses the rollouts it archives (`archived_sessions/rollout-….jsonl.zst`,
+#: codex-rs/rollout/src/compression.rs); the analyzer reads no compressed file, and says so.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_NOTE = ("zstd-compressed (as Codex keeps its archived rollouts), which the analyzer does not read: decompress it "
+             "first (zstd -d FILE)")
 
 
 def _first_byte(path: Path) -> bytes:
@@ -236,9 +241,12 @@ def _mtime(path: Path) -> datetime:
 def _sniff(path: Path) -> _Sniffed:
     try:
         with path.open("rb") as f:
-            if f.read(2) in UTF16_BOMS:  # Windows PowerShell's `>` and Out-File write it
+            start = f.read(len(ZSTD_MAGIC))
+            if start[:2] in UTF16_BOMS:  # Windows PowerShell's `>` and Out-File write it
                 raise TranscriptError(f"{path}: UTF-16 text (as Windows PowerShell's > writes), which the analyzer "
                                       "does not read: save it as UTF-8")
+            if start == ZSTD_MAGIC:  # whatever its name
+                raise TranscriptError(f"{path}: {ZSTD_NOTE}")
         first = _first_byte(path)
         if not first:
             raise TranscriptError(f"{path}: empty file, not a transcript")
