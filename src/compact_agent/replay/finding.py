@@ -33,6 +33,8 @@ class Found(NamedTuple):
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".traj")
 #: The history of a Cline task (`tasks/<id>/`), beside the task's other files (`cline_side_file`).
 CLINE_HISTORY = "api_conversation_history.json"
+#: How the conversations of a session of Cline's SDK are named (`sessions/<id>/<id>.messages.json`).
+CLINE_SESSION = ".messages.json"
 #: Of the files `skip_lines` sums in one line, the names it shows.
 NAMES_SHOWN = 3
 #: Notes of .json, .jsonl and .traj files that are no transcript: up to this many are said one a line.
@@ -49,7 +51,7 @@ STDIN_REFUSED = ("analyze reads transcript files and folders, not standard input
 def find_files(paths: Sequence[Path]) -> Found:
     """Candidate transcript files under `paths` (folders recursively, hidden ones skipped), without
     reading them; our sessions' archives and side files are left out with one note, the files of a
-    Cline task beside its history without one. What is neither
+    Cline task beside its history (or of a session of its SDK beside its conversations) without one. What is neither
     a file nor a folder (a broken link in a folder, a pipe or a device anywhere), a folder that
     cannot be read and a path named under a folder that cannot be searched are skipped with a note,
     as a file that is no transcript is (so is a file that cannot be read, once a worker opens it); a path given that
@@ -72,8 +74,8 @@ def find_files(paths: Sequence[Path]) -> Found:
                     notes.append(f"skipped {f}: {_not_a_file(f)}")
                 elif not _our_side_file(f, p) and not cline_side_file(f):
                     files.append(f)
-        elif kind == "file" and cline_side_file(p):
-            notes.append(f"skipped {p}: one of Cline's files beside the task's {CLINE_HISTORY}, which is read with it")
+        elif kind == "file" and (history := cline_side_file(p)):
+            notes.append(f"skipped {p}: one of Cline's files beside the {history}, which is read with it")
         elif kind == "file":
             files.append(p)
         elif p.exists():
@@ -208,11 +210,19 @@ def _our_side_file(f: Path, root: Path) -> bool:
     return False
 
 
-def cline_side_file(f: Path) -> bool:
-    """A file in a Cline task's folder other than its history (`ui_messages.json`, whose usage the
-    history's import reads, `task_metadata.json`, `context_history.json`, `settings.json`, ...): the
-    task's own bookkeeping, no transcript."""
-    return f.name != CLINE_HISTORY and (f.parent / CLINE_HISTORY).is_file()
+def cline_side_file(f: Path) -> str:
+    """Of what `f` is a side file, when it is one in a Cline task's folder other than its history
+    (`ui_messages.json`, whose usage the history's import reads, `task_metadata.json`,
+    `context_history.json`, `settings.json`, ...), or in the folder of a session of Cline's SDK
+    (`sessions/<id>/`) other than a conversation (`<id>.messages.json`, and each subagent's): the
+    session's manifest `<id>.json`, its compaction `<id>.compaction.json`, which the import reads;
+    the task's or session's own bookkeeping, no transcript. Else ""."""
+    if f.name != CLINE_HISTORY and (f.parent / CLINE_HISTORY).is_file():
+        return f"task's {CLINE_HISTORY}"
+    session = f.parent.name + CLINE_SESSION
+    if not f.name.endswith(CLINE_SESSION) and (f.parent / session).is_file():
+        return f"session's {session}"
+    return ""
 
 
 def _our_session(session: Path) -> bool:

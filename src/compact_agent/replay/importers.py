@@ -15,7 +15,8 @@ Supported formats (see each module's docstring for the traps it handles):
 ``"openai-chat"``         a JSON list of chat messages, ``{"messages": [...]}``, or JSONL of messages
                           (OpenAI's, or Anthropic's content blocks)
 ``"cline"``               Cline's (and Roo Code's) task history, ``api_conversation_history.json``
-                          (Anthropic blocks), with the usage its ``ui_messages.json`` beside it recorded
+                          (Anthropic blocks), with the usage its ``ui_messages.json`` beside it recorded;
+                          and the sessions of Cline's SDK, ``<id>.messages.json`` (`_cline_sdk`)
 ``"gemini-cli"``          Gemini CLI's saved chats, ``chats/session-*.json`` (one document) or ``.jsonl``
 ``"swe-agent"``           SWE-agent ``.traj`` (``{history, trajectory, info}``, or a retrying run's ``{attempts}``)
 ``"compact-agent"``       our own session JSONL, rebuilt uncompacted from its archive chain
@@ -43,7 +44,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _cline, _codex, _codex_early, _compact_agent, _gemini_cli
+from . import _claude_code, _cline, _cline_sdk, _codex, _codex_early, _compact_agent, _gemini_cli
 from ._common import BadField, ConversationBuilder, counted, wrong_kind
 from ._openai_chat import import_chat, import_mini_swe_agent
 from ._recorded import set_aside_absurd_usage
@@ -151,6 +152,8 @@ def load_transcript(path: Path) -> Transcript:
         import_swe_agent(sniffed.document, builder)
     elif sniffed.format == "gemini-cli":
         _gemini_cli.import_gemini_cli([sniffed.document] if sniffed.document is not None else sniffed.records, builder)
+    elif sniffed.format == "cline" and isinstance(sniffed.document, Mapping):
+        _cline_sdk.import_session(sniffed.document, builder, path)
     elif sniffed.format == "cline":
         _cline.import_cline(sniffed.document, builder, path.parent / _cline.UI_MESSAGES)
     else:
@@ -306,6 +309,8 @@ def _document_format(document: Any) -> str | None:
         return None
     if _gemini_cli.is_session(document):
         return "gemini-cli"
+    if _cline_sdk.is_session(document):
+        return "cline"
     if isinstance(document.get("messages"), list):
         is_mini = (
             str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or "info" in document

@@ -1,0 +1,288 @@
+"""Cline's sessions as its SDK keeps them (``~/.cline/data/sessions/<id>/<id>.messages.json``) → pydantic-ai messages.
+
+Cline's CLI and its VS Code extension run on its SDK (`cline/cline`, sdk/), which keeps each session
+as one JSON document rewritten whole after every turn (its "messages contract v1",
+sdk/packages/core/docs/messages-contract-v1.md): ``{version, updated_at, agent, sessionId, messages,
+system_prompt}``. The tasks of earlier releases (``tasks/<id>/api_conversation_history.json``) are
+`_cline`'s. What is read here:
+
+* The ``messages`` are ``{id, role, content, ts, modelInfo, metrics, metadata}`` with Anthropic content
+  blocks (`_anthropic_blocks`); a ``file`` block (a file the person attached or named with ``@``) is
+  sent as its text in a ``<file_content path=…>`` element (sdk/packages/shared/src/llms/ai-sdk-format.ts)
+  and replayed so, as the harness's text.
+* ``system_prompt`` is the system prompt every request carried: the replay's fixed prompt.
+* Whose words: the SDK wraps what the person typed in ``<user_input mode=…>`` (or a command in
+  ``<user_command slash=…>``; sdk/packages/shared/src/prompt/format.ts); the rest of a user message, a
+  ``<mode_notice>`` beside it, the text that comes with tool results and the messages the SDK inserts
+  itself (their ``metadata.kind`` names them: reminders, recovery notices) are the harness's. Text
+  without the wrapper in a plain message is the person's (releases before it).
+* Usage: each response's ``metrics`` (`_recorded_usage`).
+* Compaction: releases before July 2026 rewrote the file compacted, the earlier conversation gone and a
+  summary (``metadata.kind`` ``compaction_summary``) or, compacting without a model, the first kept
+  prompt (``compaction``) in its place at its head; that is what was sent from then on, so it is
+  replayed as it stands, the summary as the harness's text, and its recorded sizes are fitted. Since
+  then the file keeps the whole conversation and the compacted view of its first messages is kept
+  beside it (``<id>.compaction.json``, ``source_message_count``; sdk/packages/core/src/session/models/
+  session-compaction.ts): the history is replayed whole and the compaction recorded where it ended.
+* A subagent's or a teammate's conversation (``agent``) is a file of its own in the session's folder,
+  replayed as a session of its own (the session that started it saw only its answer): said in a note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import SystemPromptPart
+from pydantic_ai.usage import RequestUsage
+
+from ._anthropic_blocks import add_user_blocks, response_parts
+from ._common import ConversationBuilder, counted
+from ._openai_chat import as_mapping
+from ._recorded import parse_time
+
+MESSAGES_SUFFIX = ".messages.json"
+SIDECAR_SUFFIX = ".compaction.json"
+MAX_SIDECAR_BYTES = 64 << 20
+#: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock).
+_TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>.*?</\1>", re.DOTALL)
+_COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
+def is_session(document: Any) -> bool:
+    """The SDK's session document: a version, the session's id and its messages."""
+    return (isinstance(document, Mapping) and isinstance(document.get("version"), int)
+            and isinstance(document.get("sessionId"), str) and isinstance(document.get("messages"), list))
+
+
+def import_session(document: Mapping[str, Any], builder: ConversationBuilder, path: Path) -> None:
+    """Feed the session `document` read from `path` into `builder` (see the module docstring)."""
+    entries: list[Any] = document["messages"]
+    agent = document.get("agent")
+    if agent in ("subagent", "teammate"):
+        builder.warnings.append(f"the conversation of a Cline {agent} (agent: {agent}), whose session saw only its "
+                                "answer: replayed as a session of its own")
+    system = document.get("system_prompt")
+    if isinstance(system, str) and system.strip():
+        builder.add_request_part(SystemPromptPart(system, timestamp=builder.fallback_time))
+    usage = _recorded_usage(entries, builder)
+    cut = _compacted_until(path, len(entries), builder)
+    for index, entry in enumerate([*entries, None]):
+        if index == cut:  # before the message it ends at (the next added), as Codex's compactions are recorded
+            builder.record_compaction({"source": "cline", "kind": "compaction", "timestamp": None,
+                                       "message_index": None})
+        if index == len(entries):
+            break
+        if not isinstance(entry, Mapping):
+            builder.skipped += 1
+            continue
+        try:
+            _entry(builder, entry, index, usage.get(index))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            builder.skip_malformed(exc)
+
+
+def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], index: int, usage: RequestUsage | None) -> None:
+    stamp = entry.get("ts")
+    timestamp = parse_time(stamp / 1000 if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None)
+    role = entry.get("role")
+    metadata = as_mapping(entry.get("metadata"))
+    kind = metadata.get("kind")
+    if role == "user" and kind in ("compaction_summary", "compaction") and _compaction(builder, entry, index, metadata):
+        return
+    if role == "user":
+        files: set[str] = set()
+        content = _as_sent(entry["content"], files)
+        plain = not kind and not _has_results(content)
+
+        def text(words: str) -> None:
+            for piece, typed in _pieces(words, plain and words not in files):
+                builder.add_user_text(piece, timestamp, harness=not typed)
+
+        add_user_blocks(builder, content, timestamp, text)
+    elif role == "assistant":
+        model = as_mapping(entry.get("modelInfo"))
+        model_id, provider = model.get("id"), model.get("provider")
+        builder.add_response(
+            response_parts(entry["content"]),
+            usage=usage,
+            model_name=model_id if isinstance(model_id, str) else None,
+            provider_name=provider if isinstance(provider, str) and isinstance(model_id, str) else None,
+            timestamp=timestamp,
+        )
+    else:
+        builder.skipped += 1
+
+
+def _has_results(content: Any) -> bool:
+    """A user message's content holds tool results: it goes on a run, not a new prompt."""
+    return isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result"
+                                             for b in content)
+
+
+def _pieces(text: str, plain: bool) -> list[tuple[str, bool]]:
+    """`text` cut into pieces, each with whether it is the person's: the spans the SDK wrapped as
+    theirs; without one, the whole text of a plain message (`plain`), unless it is Cline's note on
+    resuming a task."""
+    spans = list(_TYPED.finditer(text))
+    if not spans:
+        return [(text, plain and not text.lstrip().startswith("[TASK RESUMPTION]"))]
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for match in spans:
+        pieces += [(text[at:match.start()], False), (match.group(), True)]
+        at = match.end()
+    return [*pieces, (text[at:], False)]
+
+
+def _as_sent(content: Any, files: set[str]) -> list[Any]:
+    """A user message's blocks as the SDK sends them: each ``file`` block, in the message or in a
+    tool's result, as its ``<file_content>`` text (formatFileContentBlock), which goes in `files`."""
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+    def sent(block: Any) -> Any:
+        if not isinstance(block, Mapping):
+            return block
+        if block.get("type") == "file":
+            text = f'<file_content path="{block.get("path")}">\n{block.get("content") or ""}\n</file_content>'
+            files.add(text)
+            return {"type": "text", "text": text}
+        if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+            return {**block, "content": [sent(b) for b in block["content"]]}
+        return block
+
+    return [sent(b) for b in blocks]
+
+
+def _compaction(builder: ConversationBuilder, entry: Mapping[str, Any], index: int,
+                metadata: Mapping[str, Any]) -> bool:
+    """A compaction the file was rewritten with (releases before July 2026), recorded and said in a
+    note; whether its message is imported here (else it is imported as any user message). At the
+    file's head, where the SDK puts it, nothing of the conversation before it is left: the replay
+    starts from it, and it is recorded without a message, so the sizes recorded after it, of requests
+    that sent what the file holds, are fitted. Anywhere else the history before it is replayed whole
+    and it is recorded at its message, as Claude Code's compactions are: a summary, the harness's
+    text, is then left out of the replay."""
+    summary = metadata.get("kind") == "compaction_summary"
+    at = metadata.get("generatedAt")
+    record: dict[str, Any] = {"source": "cline", "kind": "summary" if summary else "compaction",
+                              "timestamp": parse_time(at / 1000) if isinstance(at, int | float)
+                              and not isinstance(at, bool) else None, "message_index": None}
+    if index == 0:
+        builder.compactions.append(record)
+        builder.warnings.append(f"Cline compacted this session before the file was last written: the conversation "
+                                f"before it is gone, {'a summary' if summary else 'what Cline kept of it'} in its place, "
+                                "and it is replayed from there")
+        return False
+    if not summary:
+        builder.record_compaction(record)
+        return False
+    content = entry["content"]
+    words = content if isinstance(content, str) else "\n".join(
+        b.get("text") or "" for b in content if isinstance(b, Mapping) and b.get("type") == "text")
+    part = builder.add_user_text(words, record["timestamp"], harness=True)
+    builder.record_compaction({**record, "summary_chars": len(words) if part else None}, part)
+    return True
+
+
+# --- usage ---------------------------------------------------------------------------------------------------
+
+
+def _counts(metrics: Any) -> tuple[int, int, int, int] | None:
+    """A response's ``metrics`` as (input, output, cache reads, cache writes), when it holds any."""
+    m = as_mapping(metrics)
+    counts = tuple(v if isinstance(v := m.get(k), int) and not isinstance(v, bool) and v > 0 else 0 for k in _COUNTS)
+    return (counts[0], counts[1], counts[2], counts[3]) if any(counts) else None
+
+
+def _usage(counts: tuple[int, int, int, int]) -> RequestUsage:
+    """A request's size from its metrics. The SDK's ``inputTokens`` is the whole prompt, its cache reads
+    and writes included: the gateway takes the AI SDK's total (sdk/packages/llms/src/providers/ai-sdk.ts,
+    ``normalizeUsage``: ``inputTokens.total``, and its cost takes the cached parts out of it), and Cline's
+    own extension says so where it splits the three apart for its old views
+    (apps/vscode/src/sdk/message-translator.ts, ``normalizeUsageEvent``). Not summed, then, as the task
+    history's counts are (`_cline._usage`). A handler that reports them apart (the pre-SDK providers,
+    which the SDK still runs through its ApiStream adapter) gives an input smaller than its cached part:
+    that one is summed."""
+    total, output, read, write = counts
+    return RequestUsage(input_tokens=total if total >= read + write else total + read + write,
+                        cache_read_tokens=read, cache_write_tokens=write, output_tokens=output)
+
+
+def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[int, RequestUsage]:
+    """The usage of each response, by its index: its ``metrics``, the counts of its own request since the
+    SDK stamps each response with them (sdk/packages/agents/src/agent-runtime.ts, ``usageDelta``).
+    Releases before that (2026-04-22) put the total of a run, a prompt and every request made for it, on
+    the run's last response, and until 2026-05-12 they still did on a last response of a run that had no
+    counts of its own (sdk/packages/core/src/services/session-data.ts, ``withLatestAssistantTurnMetadata``):
+    such a total — the only counts of a run of several requests, or the sum of the others' — is no
+    request's size, and is left out with a note."""
+    usage: dict[int, RequestUsage] = {}
+    totals = 0
+    run: list[tuple[int, tuple[int, int, int, int] | None]] = []  # the responses since the last prompt
+
+    def close() -> None:
+        nonlocal totals
+        if len(run) < 2 or run[-1][1] is None:
+            return
+        others = [c for _, c in run[:-1] if c is not None]
+        if not others or tuple(map(sum, zip(*others, strict=True))) == run[-1][1]:
+            usage.pop(run[-1][0], None)
+            totals += 1
+
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            continue
+        if entry.get("role") == "user" and not _has_results(entry.get("content")):
+            close()
+            run = []
+        elif entry.get("role") == "assistant":
+            counts = _counts(entry.get("metrics"))
+            run.append((index, counts))
+            if counts is not None:
+                usage[index] = _usage(counts)
+    close()
+    if totals:
+        builder.warnings.append(
+            f"{counted(totals, 'response')} ending a run of several requests {'carries' if totals == 1 else 'carry'} "
+            "the only usage recorded in the run, or the sum of the others': the run's total, as Cline recorded it "
+            "before May 2026, not one request's size: not used")
+    return usage
+
+
+# --- the compaction kept beside the file --------------------------------------------------------------------
+
+
+def sidecar(path: Path) -> Path | None:
+    """Where the SDK keeps the compacted view of the session at `path` (``<id>.compaction.json``)."""
+    return path.with_name(path.name.removesuffix(MESSAGES_SUFFIX) + SIDECAR_SUFFIX) \
+        if path.name.endswith(MESSAGES_SUFFIX) else None
+
+
+def _compacted_until(path: Path, count: int, builder: ConversationBuilder) -> int | None:
+    """The index of the first message after the part of the history Cline's latest compaction stands
+    for (`sidecar`), when it kept one beside the file; noted."""
+    beside = sidecar(path)
+    if beside is None:
+        return None
+    try:
+        if beside.stat().st_size > MAX_SIDECAR_BYTES:
+            return None
+        state = json.loads(beside.read_bytes().decode("utf-8", errors="replace"))
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError, RecursionError):
+        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, cannot be read as "
+                                "JSON: the sizes it recorded after that compaction are fitted as if there was none")
+        return None
+    until = as_mapping(state).get("source_message_count")
+    if not isinstance(until, int) or isinstance(until, bool) or not 0 < until <= count:
+        return None
+    builder.warnings.append(
+        f"Cline compacted this session ({beside.name} beside it stands for its first {counted(until, 'message')}, "
+        "the latest compaction): the history is replayed whole, and the sizes recorded from there on are not "
+        "used to fit ours")
+    return until
