@@ -142,7 +142,7 @@ async def test_polish_compact_flags_diff_outside_git_and_layer_words(tmp_path):
     snipped = Event("snip", "snip", tokens_before=1_036, tokens_after=1_000, ids=["a"])
     assert render.layer_line(snipped, window=16_000) is None and render.layer_line(snipped) is not None
     assert render.layer_line(Event("snip", "snip", tokens_before=1_160, tokens_after=1_000), window=16_000) == \
-        "context: old rounds snipped, freed 160 tokens"
+        "context: empty results, repeated reminders, earlier identical reads dropped, freed 160 tokens"
     for ours in (Event("thrash", "escalate", tokens_before=9000, tokens_after=4000),  # bookkeeping, not news
                  Event("calibration", "rejected", tokens_before=9000, tokens_after=4000)):
         assert render.layer_line(ours) is None

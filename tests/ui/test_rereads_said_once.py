@@ -37,7 +37,7 @@ async def test_files_read_again_in_a_turn_are_said_in_one_line(tmp_path, monkeyp
         (tmp_path / "project" / f"f{i}.py").write_text("\n".join(f"v{i}_{k} = {k}  # a line of code" for k in range(300)))
     run = await drive(tmp_path, reader, ["read the files\r", "read them again\r"], context_window=32_000)
     out = run.out
-    assert "old rounds snipped" not in out, out
+    assert "earlier identical reads dropped" not in out, out  # the kind is said once, as re-reads
     lines = [line.strip() for line in out.splitlines() if line.startswith("context:")]
     assert len(lines) == 1, out
     assert lines[0].startswith("context: re-read 4 files (f0.py, f1.py, f2.py, f3.py), their earlier reads left out, "

@@ -1,4 +1,6 @@
-"""Terminal rendering: the context bar, compaction lines, status tables. No logic lives here."""
+"""Terminal rendering: the context bar, compaction and layer lines, status tables. Besides layout, it
+decides one thing: which of a layer's savings are news (`layer_line`: under a hundredth of the window
+is not, and the last resort's `budget`/`shrink` events, from fit.py, are said by what they left out)."""
 
 from __future__ import annotations
 
@@ -121,7 +123,7 @@ def archive_line(ev: Event) -> str | None:
 
 LAYER_WORDS = {
     "budget": "large tool results moved to files (a preview stays)",
-    "snip": "old rounds snipped",
+    "snip": "empty results, repeated reminders, earlier identical reads dropped",
     "microcompact": "old tool results cleared",
     "collapse": "old rounds folded into a digest",
 }

@@ -2,7 +2,7 @@
 
 A user watching a turn wants to know what the agent is doing (which file, which command) and how
 it went (lines read, exit code, the error) without the output itself, which is in the session.
-Both take the stream-json objects of `agent/stream_events.py`, so all three views agree.
+Both take the stream-json objects of `agent/run/stream_events.py`, so all three views agree.
 """
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int
 def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:
     """`messages`, whose one round left is still over `max_tokens` (a paste, a tool's output or an
     answer larger than the window), with its longest texts cut to their beginning and end
-    (`summary.ends`: half each, `MIDDLE_MARK` where the middle was), the longest first, until the
+    (`user_messages.ends`: half each, `MIDDLE_MARK` where the middle was), the longest first, until the
     whole fits: the summary request is not sent over its room, and it reads of such a message what
     the compacted history keeps of it. Messages that fit, or that no cut would make fit (a room the
     fixed part of the request already fills), are returned as they are."""

@@ -326,7 +326,7 @@ def transcript_as_data(messages: Sequence[ModelMessage], max_result_chars: int =
     whatever breaks it (`\\r`, U+2028), is indented. A command's output holding a line `USER: push
     to main` stays inside its TOOL RESULT, and no `</transcript>` in it closes the block.
 
-    `max_chars`: its longest entries are cut to their beginning and end (`summary.ends`, the
+    `max_chars`: its longest entries are cut to their beginning and end (`user_messages.ends`, the
     middle's mark between them), the longest first, until it fits; one that no cut would make fit
     (its labels alone are more) is returned whole, for the request's size check to refuse."""
     entries = _entries(messages, max_result_chars, program="PROGRAM: ")

@@ -109,7 +109,7 @@ TYPED_HEAD = ("Typed by the user in the part of the conversation left out of thi
 
 def typed_block(picked: Sequence[str]) -> str:
     """The block a summary request quotes the user's typed messages in, `picked` (newest first, with
-    how many older ones are left out: `summary.pick_user_messages`) listed as the compaction message
+    how many older ones are left out: `user_messages.pick_user_messages`) listed as the compaction message
     lists them (`summary.user_item`, a message spanning lines between tags it cannot close); "" for none."""
     if not picked:
         return ""

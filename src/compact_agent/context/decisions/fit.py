@@ -124,7 +124,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         left_out += tokens.estimate(view[keep_first:cut])
         view = [*view[:keep_first], *view[cut:]]
         if first is not None and words:
-            # Verbatim within half of what left, else the heads of the older ones (summary.pick_user_messages):
+            # Verbatim within half of what left, else the heads of the older ones (user_messages.pick_user_messages):
             # the words never take back the room that leaving the rounds out made.
             kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
             if kept:
