@@ -239,7 +239,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
     elif kind == "system":
         _system(state, record, timestamp)
     elif kind not in _IGNORED_TYPES:
-        state.builder.skipped += 1
+        state.builder.skip_kind(kind)
 
 
 def _assistant(state: _State, record: Mapping[str, Any], timestamp: datetime | None) -> None:

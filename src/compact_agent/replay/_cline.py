@@ -126,7 +126,7 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], usage: Reques
             timestamp=timestamp,
         )
     else:
-        builder.skipped += 1
+        builder.skip_kind(role)
 
 
 def _roo_compaction(builder: ConversationBuilder, entry: Mapping[str, Any], timestamp: Any) -> None:

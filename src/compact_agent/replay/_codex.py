@@ -207,7 +207,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
             }
         )
     else:
-        state.builder.skipped += 1
+        state.builder.skip_kind(kind)
 
 
 def _session_meta(state: _State, payload: Mapping[str, Any], timestamp: datetime | None) -> None:
@@ -293,7 +293,7 @@ def _item(state: _State, item: Mapping[str, Any], timestamp: datetime | None) ->
     elif kind in SEALED:
         state.sealed += 1
     elif kind not in NEVER_SENT:  # what Codex records but never sends is left out without a count
-        state.builder.skipped += 1
+        state.builder.skip_kind(kind)
 
 
 def _user_message(state: _State, content: Any, text: str, timestamp: datetime | None) -> None:

@@ -13,6 +13,7 @@ the assembled stream valid is `_validity.py`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -103,6 +104,7 @@ class ConversationBuilder:
     fallback_time: datetime
     messages: list[ModelMessage] = field(default_factory=list)
     skipped: int = 0
+    unknown_kinds: Counter[str] = field(default_factory=Counter)  # of the skipped, the entries of kinds not known here
     warnings: list[str] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
     harness: set[str] = field(default_factory=set)  # user-role texts the agent's harness wrote, stripped
@@ -185,6 +187,11 @@ class ConversationBuilder:
         count = f"{self._malformed:,} {'entry' if self._malformed == 1 else 'entries'}"
         self.warnings[self._malformed_at] = f"skipped {count} of an unexpected shape (the first: {self._first_malformed})"
 
+    def skip_kind(self, kind: Any) -> None:
+        """Count an entry of a kind the importer does not know; :meth:`finish` names the kinds in one warning."""
+        self.skipped += 1
+        self.unknown_kinds[kind[:60] if isinstance(kind, str) and kind.strip() else "without a kind"] += 1
+
     def last_response(self) -> ModelResponse | None:
         for message in reversed(self.messages):
             if isinstance(message, ModelResponse):
@@ -214,6 +221,8 @@ class ConversationBuilder:
         """Make the conversation valid and resolve compaction indices (by part identity, merges included)."""
         messages, notes = make_valid(self.messages)
         self.warnings.extend(notes)
+        if self.unknown_kinds:
+            self.warnings.append(unknown_kinds_note(self.unknown_kinds))
         located = {id(part): index for index, message in enumerate(messages) for part in message.parts}
         for record in self._waiting_anchor:
             record["message_index"] = len(messages)
@@ -222,6 +231,14 @@ class ConversationBuilder:
             if record["message_index"] is None:
                 self.warnings.append(f"compaction at {record.get('timestamp')} lost its anchor message")
         return messages
+
+
+def unknown_kinds_note(kinds: Counter[str]) -> str:
+    """`skipped 3 entries of kinds the analyzer does not know (additional_tools 1, …)`: the most frequent first."""
+    n, named = sum(kinds.values()), [f"{kind} {count:,}" for kind, count in kinds.most_common()]
+    listed = ", ".join(named[:6]) + (f" and {len(named) - 6} more" if len(named) > 6 else "")
+    return (f"skipped {counted(n, 'entry', 'entries')} of {'a kind' if len(named) == 1 else 'kinds'} the analyzer does "
+            f"not know ({listed}): what {'it' if n == 1 else 'they'} held, if the model saw it, is missing from the replay")
 
 
 def counted(n: int, one: str, many: str | None = None) -> str:

@@ -116,7 +116,7 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
         elif looks_like_record(record) and isinstance(record.get("messages"), list):
             kept.update({m["id"]: m for m in record["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)})
         elif not (looks_like_record(record) or "$set" in record):
-            builder.skipped += 1
+            builder.skip_kind(record.get("type") or next(iter(record), None))
     if rewound:
         builder.warnings.append(f"left out {counted(rewound, 'message')} the conversation was rewound past: the "
                                 "model never saw them again")
@@ -190,7 +190,7 @@ def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBui
                 more, hidden = _gemini(builder, message, timestamp)
                 split, masked = split + more, masked + hidden * (not rewritten)
             elif kind not in {"info", "error", "warning"}:
-                builder.skipped += 1
+                builder.skip_kind(kind)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
     if commands:

@@ -142,7 +142,7 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
             if role == "exit":
                 exits += 1
             elif not _handle(builder, message, role, provider, observations):
-                builder.skipped += 1
+                builder.skip_kind(role if role is not None else message.get("type"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
     if exits:

@@ -75,6 +75,7 @@ class Transcript:
         format: one of :data:`FORMATS`.
         messages: a provider-valid conversation (see the module docstring).
         skipped: lines or entries that could not be used (bad JSON, truncated, unknown kinds).
+        unknown_kinds: of those, the entries of kinds the importer does not know, by kind (named in a warning).
         recorded_compactions: compactions the agent itself performed, in order; each a dict with at
             least ``source``, ``kind``, ``timestamp`` and ``message_index`` (index into ``messages`` of
             the message holding the summary, Claude Code, or the first one after the compaction, Codex).
@@ -95,6 +96,7 @@ class Transcript:
     format: str
     messages: list[ModelMessage]
     skipped: int = 0
+    unknown_kinds: dict[str, int] = field(default_factory=dict)
     recorded_compactions: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     harness_texts: frozenset[str] = frozenset()
@@ -170,6 +172,7 @@ def load_transcript(path: Path) -> Transcript:
         format=sniffed.format,
         messages=messages,
         skipped=builder.skipped,
+        unknown_kinds=dict(builder.unknown_kinds),
         recorded_compactions=builder.compactions,
         warnings=builder.warnings,
         harness_texts=frozenset(builder.harness),

@@ -30,7 +30,8 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
         "transcripts": [
             {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
              "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
-             "warnings": run.transcript.warnings, "results": results_json(analysis.metrics(run))}
+             "warnings": run.transcript.warnings, "unknown_kinds": run.transcript.unknown_kinds,
+             "results": results_json(analysis.metrics(run))}
             for run in analysis.runs],
         "totals": results_json(analysis.totals()),
         "skipped": analysis.skipped,
