@@ -49,6 +49,7 @@ from ...session.store import (
     ensure_private_dir,
 )
 from ..safety.permissions import Permissions, resolve_path
+from ..tools import names as tool_names
 from ..tools.arg_errors import PlainArgumentErrors
 from ..tools.base import ToolEnv
 from ..tools.checkpoints import Checkpoints
@@ -166,7 +167,8 @@ class AgentSession:
             attachments=lambda: self.ext.attachments(),
         )
         self.summary_usage: list[Any] = []
-        # Microcompact clears old tool results; with Anthropic, its server instead if the settings ask.
+        # Microcompact clears old tool results (of the tools names.py says); with Anthropic, its server
+        # instead if the settings ask.
         self.server_side_clearing = self.info.provider == "anthropic" and self.settings.anthropic_server_clearing
         self.memory = session_memory(self)
         # The library's public API, with what a coding agent adds: the session file (its side
@@ -175,7 +177,8 @@ class AgentSession:
         compaction = self.settings.compaction()
         self.cm = ContextManager.wired(
             Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer),
-                      layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing),
+                      layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing,
+                                            compactable=tool_names.COMPACTABLE_TOOLS),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
                       cache_ttl_s=self.info.cache_ttl_s, memory=self.memory,
                       after_compact=self._after_compact, server=server_windows.server_of(self),

@@ -1,0 +1,58 @@
+"""Lists that name the agent's tools by hand cover every built-in tool (agent/tools/names.py).
+
+Adding a tool took its toolset entry, TOOL_NAMES and a test, and every test passed, yet the tool
+was half wired: microcompact (a library layer, which cannot import the agent's tools) never
+cleared its old results, and the REPL's call line showed its arguments as raw JSON. Each such
+list now fails here, naming the place to decide, until the new tool is in it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.runner import AgentSession
+from compact_agent.agent.tools import names
+from compact_agent.agent.tools.base import ToolEnv
+from compact_agent.agent.tools.toolset import build_toolset
+from compact_agent.context.layers.microcompact import Microcompact
+from compact_agent.ui.tool_lines import MAIN_ARG
+from tests.agent.test_tools import make_env
+
+
+def test_every_tool_is_compactable_or_deliberately_not() -> None:
+    decided = names.COMPACTABLE_TOOLS | names.KEPT_RESULTS
+    undecided = [t for t in names.TOOL_NAMES if t not in decided]
+    assert not undecided, (
+        f"decide whether microcompact may clear old results of {', '.join(undecided)}: add it to "
+        "COMPACTABLE_TOOLS in src/compact_agent/agent/tools/names.py if running the call again gets "
+        "the result back, else to KEPT_RESULTS there")
+    assert not names.COMPACTABLE_TOOLS & names.KEPT_RESULTS, "a tool is both compactable and kept (names.py)"
+    assert decided <= set(names.TOOL_NAMES), f"names.py decides for no such tool: {sorted(decided - set(names.TOOL_NAMES))}"
+
+
+def test_the_session_clears_the_results_names_py_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A tool the library's own default list does not know (`list_dir`) is cleared once names.py says so.
+    monkeypatch.setattr(names, "COMPACTABLE_TOOLS", names.COMPACTABLE_TOOLS | {"list_dir"})
+    s = AgentSession(SessionOptions(cwd=tmp_path, model="local", base_url="http://127.0.0.1:9/v1", api_key="k",
+                                    context_window=32_000, home=tmp_path / "home"))
+    try:
+        layers = [layer for layer in s.cm.layers if isinstance(layer, Microcompact)]
+        assert layers and all(names.COMPACTABLE_TOOLS <= layer.compactable for layer in layers)
+    finally:
+        s.close()
+
+
+def test_every_tool_has_a_call_line(tmp_path: Path) -> None:
+    missing = [t for t in names.TOOL_NAMES if t not in MAIN_ARG]
+    assert not missing, (
+        f"say which argument the call line of {', '.join(missing)} shows: MAIN_ARG in "
+        "src/compact_agent/ui/tool_lines.py (None for none); without it the REPL shows its arguments as JSON")
+    env: ToolEnv = make_env(tmp_path)
+    tools = build_toolset(env).tools
+    for name in names.TOOL_NAMES:
+        shown = MAIN_ARG[name]
+        params = tools[name].function_schema.json_schema.get("properties", {})
+        assert shown is None or shown in params, f"MAIN_ARG names {shown!r}, no argument of {name} (ui/tool_lines.py)"
