@@ -180,3 +180,13 @@ def test_a_session_folder_holds_its_conversations_and_nothing_else(tmp_path: Pat
     assert not named.files and named.notes == [
         f"skipped {folder / (SID + '.json')}: one of Cline's files beside the session's {SID}.messages.json, "
         "which is read with it"]
+
+
+def test_a_message_of_a_role_not_known_here_is_named(tmp_path: Path) -> None:
+    path = session(tmp_path, [prompt("go"), {"id": "x", "role": "status", "content": [{"type": "text", "text": "…"}]},
+                              reply(1, m(100))])
+    transcript = load_transcript(path)
+    assert transcript.skipped == 1 and len(responses(transcript.messages)) == 1
+    assert [w for w in transcript.warnings if "status 1" in w] == [
+        "skipped 1 entry of a kind the analyzer does not know (status 1): what it held, if the model saw it, is "
+        "missing from the replay"]

@@ -114,7 +114,7 @@ def _entry(builder: ConversationBuilder, entry: Mapping[str, Any], index: int, u
             timestamp=timestamp,
         )
     else:
-        builder.skipped += 1
+        builder.skip_kind(role)
 
 
 def _has_results(content: Any) -> bool:
