@@ -138,8 +138,8 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
 
 
 async def test_what_each_summary_request_used_is_on_its_compaction_event() -> None:
-    """The library's own requests are not the run's (`result.usage` leaves them out), and no
-    event said what they used: a developer could not count what the summaries cost."""
+    """No event said what the library's own requests used: a developer could not count what the
+    summaries cost. (They count in the run's usage too: test_summary_counts_in_the_run.py.)"""
     pages = {"n": 0}
 
     def responder(req: ChatRequest) -> Reply:
@@ -156,7 +156,7 @@ async def test_what_each_summary_request_used_is_on_its_compaction_event() -> No
     summaries = [r for r in server.requests if is_summary_request(r)]
     compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
     assert summaries and len(compactions) == len(summaries)
-    assert result.usage.requests == len(server.requests) - len(summaries)  # not the run's
+    assert result.usage.requests == len(server.requests)  # the summaries counted as the run's requests
     for event, request in zip(compactions, summaries, strict=True):
         usage = event.detail["usage"]
         assert usage["requests"] == 1 and usage["input_tokens"] == request.prompt_tokens

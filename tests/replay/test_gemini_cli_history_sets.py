@@ -140,3 +140,28 @@ def test_a_rewrite_after_the_first_responses_keeps_their_usage_for_the_fit(tmp_p
     transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, *later, rewrite]))
     assert [c["message_index"] for c in transcript.recorded_compactions] == [len(transcript.messages) - 2]
     assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000]
+
+
+def test_a_tools_binary_output_sent_as_an_info_message_is_replayed_as_an_image(tmp_path: Path) -> None:
+    """Gemini CLI's binary injection (core/geminiChat.ts): a tool's image leaves its result and is sent as
+    the next user turn, recorded as an `info` message of inlineData parts after a synthetic thought."""
+    read = call("r1", "read_file", {"absolute_path": "/w/d.png"}, "Binary content provided (1 item(s)).",
+                "2026-08-20T11:00:03.000Z")
+    lines: list[dict[str, Any]] = [
+        META, {"id": "u1", "timestamp": "2026-08-20T11:00:01.000Z", "type": "user", "content": [{"text": "describe d.png"}]},
+        {"id": "g1", "timestamp": "2026-08-20T11:00:02.000Z", "type": "gemini", "content": "", "toolCalls": [read],
+         "tokens": {"input": 9_000, "output": 30, "cached": 0}},
+        {"id": "f1", "timestamp": "2026-08-20T11:00:03.100Z", "type": "user", "content": read["result"]},
+        {"id": "a1", "timestamp": "2026-08-20T11:00:03.200Z", "type": "gemini",
+         "content": [{"text": "Binary content received. Proceeding with analysis.", "thought": True}]},
+        {"id": "b1", "timestamp": "2026-08-20T11:00:03.300Z", "type": "info",
+         "content": [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]},
+        {"id": "i1", "timestamp": "2026-08-20T11:00:03.400Z", "type": "info", "content": "Switched model"},
+        {"id": "g2", "timestamp": "2026-08-20T11:00:05.000Z", "type": "gemini", "content": "Three boxes.",
+         "tokens": {"input": 9_400, "output": 20, "cached": 9_000}}]
+    transcript = load_transcript(write(tmp_path, lines))
+    assert_valid_conversation(transcript.messages)
+    sent = [str(getattr(p, "content", "")) for m in transcript.messages for p in m.parts]
+    assert sent.count("[image]") == 1 and "Switched model" not in sent
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["describe d.png"]
+    assert transcript.warnings == []

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
+from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from . import handlers, shaping
@@ -272,6 +273,8 @@ class CompactingState(ManagerState):
                                view=view, tokens_before=tokens_before)
         except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
             return False
+        except UsageLimitExceeded:  # the run's own limit, a summary request counted in it (in_run.py): the run ends
+            raise
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             # Counted toward the circuit breaker either way. One that would not shrink the context
             # was skipped, not broken: `skipped` says so to whoever shows the event.

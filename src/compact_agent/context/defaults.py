@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.models import Model, infer_model
 
+from .compaction import in_run
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import Summarize
@@ -124,7 +125,8 @@ def default_summarizer(cm: SummaryInputs) -> Summarize:
     learned = getattr(cm, "output_caps", {}).get(f"{model.system}:{model.model_name}")  # a refusal said it
     if model is not cm.run_model and learned is not None:
         most = learned if most is None else min(most, learned)
-    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most)
+    return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most,
+                                  run=in_run.current())  # made in a run: its requests count in it
 
 
 def own_file_tools(settings: object) -> tuple[str, ...]:

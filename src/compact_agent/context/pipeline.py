@@ -41,6 +41,7 @@ from pydantic_ai.tools import RunContext
 from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
 from .compacting import CompactingState
+from .compaction import in_run
 from .compaction.cuts import join
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
@@ -203,7 +204,8 @@ class ContextManager(CompactingState):
         self.answer_asked = asked_output(request_context.model_settings)
         if self.answer_asked > self.limits.output_reserve:
             self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
-        view, tokens_now, _ = await self.prepare_view(ctx.messages)
+        with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary request is one of the run's
+            view, tokens_now, _ = await self.prepare_view(ctx.messages)
         size = max(tokens_now, self.fit_size(view))
         if size > self.limits.window - self.answer_asked:  # even the last-resort shrink could not bring it under
             fixed = self.calibration.tokens(self.overhead)
@@ -311,7 +313,9 @@ class ContextManager(CompactingState):
             # Its size as the server named it (the line of a window learned says it): our estimate
             # of the same request, scaled by a calibration that weighs earlier reports too, differed.
             refused, _ = figures(text)
-            if not await self._auto(ctx.messages, self.view, "reactive", refused) and not self._fit_hard_limit:
+            with in_run.counted_in(ctx.usage, ctx.usage_limits):
+                compacted = await self._auto(ctx.messages, self.view, "reactive", refused)
+            if not compacted and not self._fit_hard_limit:
                 raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()

@@ -21,7 +21,9 @@ still fit ours.
 A message is ``{id, timestamp, type, content}``: ``user`` (what was sent; ``displayContent`` what
 was typed, when the two differ: a prompt with ``@file`` holds the file after the words), ``gemini``
 (its text, ``toolCalls`` each with its ``result`` parts and ``status``, ``thoughts``, ``tokens``),
-``info``/``error``/``warning`` (the CLI's own notices, never sent). What is read as Gemini CLI sent it:
+``info``/``error``/``warning`` (the CLI's own notices, never sent, but for an ``info`` holding only a
+tool's images or files: its binary injection, sent as the next user turn and replayed as the image
+marker). What is read as Gemini CLI sent it:
 
 * thoughts are not replayed: the live session keeps them out of its history (core/geminiChat.ts keeps
   the parts of a response that are not thoughts);
@@ -189,6 +191,9 @@ def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBui
             elif kind == "gemini":
                 more, hidden = _gemini(builder, message, timestamp)
                 split, masked = split + more, masked + hidden * (not rewritten)
+            elif _is_injected(message):  # a tool's images or files, sent as the next user turn
+                for part in _parts(message.get("content")):
+                    builder.add_user_text(_text(part), timestamp, harness=True)
             elif kind not in {"info", "error", "warning"}:
                 builder.skip_kind(kind)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

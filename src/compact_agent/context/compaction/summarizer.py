@@ -31,7 +31,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai.direct import model_request
-from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, UnexpectedModelBehavior
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelContextWindowExceededError,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+)
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -50,7 +55,7 @@ from ..plumbing import rounds, tokens
 from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
 from ..testing import mark_request
-from . import summary
+from . import in_run, summary
 from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
@@ -92,6 +97,9 @@ class SharedPrefixSummarizer:
     path_used: list[str] = field(default_factory=list)
     output_cap: Callable[[Sequence[ModelMessage]], int] | None = None
     max_output: int | None = None
+    # The run its requests count in (in_run.py): checked against its limits, added to its usage.
+    # None: counted in none (outside a run, or a summarizer wired in that prices its own).
+    run: in_run.Run | None = None
     # Raises `SummaryNotSent` for a request that would not fit the window, before it is sent
     # (`ManagerState.check_summary_fits`, given with the output cap); None: every request is sent.
     check: Callable[[Sequence[ModelMessage]], None] | None = None
@@ -114,7 +122,7 @@ class SharedPrefixSummarizer:
             first = e  # too long to send: the conversation as text, with no tools, may fit
         try:
             return await self._separate(messages, prompt)
-        except ModelContextWindowExceededError:
+        except (ModelContextWindowExceededError, UsageLimitExceeded):
             raise
         except Exception as e:  # noqa: BLE001 - the fallback's failure: the first one's, or less telling
             if (overflow := as_overflow(e)) is not None:
@@ -163,12 +171,15 @@ class SharedPrefixSummarizer:
         """Sends `messages` with the settings it is given (`within_output_limit` may lower `max_tokens`),
         as the summary request's `form` (`SENDING`)."""
         async def send(settings: dict[str, Any] | None) -> ModelResponse:
+            in_run.admit(self.run)
             token = SENDING.set(form)
             try:
-                return await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
+                resp = await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
                                            model_request_parameters=params)
             finally:
                 SENDING.reset(token)
+            in_run.count(self.run, resp.usage)
+            return resp
         return send
 
     def _learned(self, most: int) -> None:
