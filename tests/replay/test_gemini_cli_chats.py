@@ -199,3 +199,15 @@ def test_results_recorded_as_the_cli_later_masked_them_are_said(tmp_path: Path) 
     assert transcript.warnings == ["1 tool result was recorded as Gemini CLI later masked it (<tool_output_masked>), "
                                    "not as first sent: replayed masked, and the recorded sizes are not used to fit ours"]
     assert recorded_points(transcript, transcript.messages) == []
+
+
+def test_the_prompt_of_its_server_side_tools_counts_in_the_requests_input(tmp_path: Path) -> None:
+    """`tokens.tool` is `toolUsePromptTokenCount`: what a server-side tool (Google Search) added to the
+    prompt, billed as input beside `promptTokenCount`."""
+    path = tmp_path / "session-t.json"
+    path.write_text(json.dumps({**META, "messages": [
+        {"id": "u", "timestamp": "2026-01-10T09:00:00.000Z", "type": "user", "content": "what's new in 3.14?"},
+        {"id": "g", "timestamp": "2026-01-10T09:00:03.000Z", "type": "gemini", "content": "Free threading.",
+         "tokens": {"input": 1_000, "output": 20, "cached": 400, "thoughts": 0, "tool": 2_500, "total": 3_520}}]}))
+    [response] = responses(load_transcript(path).messages)
+    assert (response.usage.input_tokens, response.usage.cache_read_tokens) == (3_500, 400)

@@ -35,7 +35,8 @@ marker). What is read as Gemini CLI sent it:
   ``/name`` expanded to, and "Please continue." (core/client.ts sends it when its check finds the
   model should go on); a line starting with ``/`` or ``?`` is a command the CLI handled, never sent
   (its own resume leaves these out too, utils/sessionUtils.ts);
-* ``tokens``: ``input`` is the whole prompt (``promptTokenCount``, the cached part in ``cached``);
+* ``tokens``: ``input`` is the whole prompt (``promptTokenCount``, the cached part in ``cached``), to
+  which ``tool`` (``toolUsePromptTokenCount``, what its server-side tools put in the prompt) is added;
   thoughts are billed as output, so they are added to ``output``.
 
 Releases before March 2026 recorded a response made only of tool calls (no text, no thoughts) into
@@ -321,5 +322,6 @@ def _usage(tokens: Any) -> RequestUsage | None:
 
     if not any(count(k) for k in ("input", "output")):
         return None
-    return RequestUsage(input_tokens=count("input"), cache_read_tokens=count("cached"),
+    # `tool` (toolUsePromptTokenCount) is the prompt of its server-side tools, billed as input beside `input`.
+    return RequestUsage(input_tokens=count("input") + count("tool"), cache_read_tokens=count("cached"),
                         output_tokens=count("output") + count("thoughts"), output_reasoning_tokens=count("thoughts"))
