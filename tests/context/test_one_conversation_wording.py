@@ -18,7 +18,9 @@ def test_one_object_of_its_own() -> None:
         state_for(cm, "two")
     assert str(caught.value) == (
         "this ContextManager cannot also serve conversation 'two': it was given its own store, which holds "
-        "conversation 'one'; create one ContextManager per conversation, or leave that argument out")
+        "conversation 'one'; if this run goes on with conversation 'one', pass conversation_id='one' to the run "
+        "or the UI adapter (a history sent through a UI's message format comes back without its id); else create "
+        "one ContextManager per conversation, or leave that argument out")
 
 
 def test_several_objects_of_its_own() -> None:

@@ -76,11 +76,16 @@ def state_for(cm: M, key: str, model: object = None) -> M:
         cm._others.move_to_end(key)
         return other
     if cm._owned:
+        # The same conversation under a new id, most often: a UI's message format (Vercel AI's) drops
+        # it, and the next run took a new one. Passing the id is the fix, not another manager.
+        same = (f"if this run goes on with conversation {cm._conversation!r}, pass conversation_id="
+                f"{cm._conversation!r} to the run or the UI adapter (a history sent through a UI's message "
+                "format comes back without its id); else " if cm._conversation else "")
         raise UserError(
             f"this ContextManager cannot also serve conversation {key!r}: it was given its own "
             + (f"{', '.join(cm._owned[:-1])} and {cm._owned[-1]}, which hold" if len(cm._owned) > 1
                else f"{cm._owned[0]}, which holds")
-            + f" conversation {cm._conversation!r}; create one ContextManager per conversation, or leave "
+            + f" conversation {cm._conversation!r}; {same}create one ContextManager per conversation, or leave "
             + ("those arguments" if len(cm._owned) > 1 else "that argument") + " out")
     known = not cm._window_unknown and not (cm._window_of_model and model is not None and
                                             getattr(model, "context_window", None) != cm._model_window)
