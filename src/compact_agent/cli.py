@@ -24,7 +24,6 @@ from .cli_help import (
     OneLineCommand,
     OneLineGroup,
     OneLineUsage,
-    ReadableCommand,
     errors_as_json,
     fail,
 )
@@ -40,6 +39,7 @@ from .cli_settings import (
     routing_note,
     url_problem,
 )
+from .cli_strategies import AnalyzeCommand
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
@@ -322,13 +322,13 @@ def sessions_command(
         sys.stdout.write(visible(line) + "\n")
 
 
-@app.command("analyze", cls=ReadableCommand,
+@app.command("analyze", cls=AnalyzeCommand,
              short_help="Replay transcripts through our pipeline and its rivals: size, cost, recall.")
 def analyze_command(
     ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", readable=False, help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or Roo Code tasks, Gemini CLI chats, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", parser=tokens(2048), show_default=False, help="Context window to replay at (tokens: 64000 or 64k; default 64,000, at least 2,048).")] = 64_000,
-    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="ours, none, seed000, seed000-submit, codex, masking, opencode, gemini, cline, anthropic-clear (repeatable; default all).")] = None,
+    strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="(repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
     prices: Annotated[str | None, typer.Option("--prices", metavar="IN,CACHED,OUT", help="Price the replay at your model's prices instead of --pricing's, USD per million tokens: input, cached input, output[, cache write], e.g. 5,0.5,25,6.25 (as the chat's --prices; a cache write needs --pricing anthropic).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
