@@ -258,6 +258,15 @@ def test_a_window_below_one_token_is_refused_in_one_line(window: int) -> None:
         ContextManager(window=window)
 
 
+def test_a_window_larger_than_any_model_is_refused_in_one_line() -> None:
+    """10**12 (a unit slipped) was taken: the manager never compacted, and the provider refused the
+    request that outgrew the real window."""
+    assert ContextManager(window=10_000_000).window == 10_000_000
+    with pytest.raises(ValueError, match=r"^window must be a whole number of tokens, at most 10,000,000 \(no model "
+                                         r"has more\), not 1,000,000,000,000$"):
+        ContextManager(window=10**12)
+
+
 def test_a_model_name_is_checked_without_making_its_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     """A known provider's name is accepted with no key in the environment: the library reads none.
     One whose package is not installed is refused, naming the package."""

@@ -92,3 +92,11 @@ def test_a_cache_hit_priced_above_a_miss_is_refused_in_one_line() -> None:
     assert str(caught.value) == ("Prices.hit (0.28) is above Prices.miss (0.028): a cache hit never costs more "
                                  "(give the same price twice for a model without a cache discount)")
     assert Prices(miss=1.0, hit=1.0).hit == 1.0
+
+
+def test_the_largest_window_is_the_terminal_agents() -> None:
+    """The library refuses a window the terminal agent's --window and setting refuse, and no other."""
+    from compact_agent import cli_numbers
+    from compact_agent.context import arguments
+
+    assert arguments.MAX_WINDOW == cli_numbers.MAX_WINDOW

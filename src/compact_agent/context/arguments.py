@@ -77,6 +77,12 @@ def check_model_class(model: object, label: str) -> None:
                         f"not the class {model.__name__}")
 
 
+#: The largest `window`, in tokens: no model has more (the terminal agent's `--window` and setting
+#: are bounded alike, cli_numbers.MAX_WINDOW). A larger one (10**12, a unit slipped) was taken: it never
+#: compacted, and the provider refused the request that outgrew the real window.
+MAX_WINDOW = 10_000_000
+
+
 def check_window(window: object) -> None:
     """`window`: a whole number of tokens or None. A string ("64000", read from a config or the
     environment) is the caller's to convert: it is named here as the wrong type, not as a value."""
@@ -87,6 +93,9 @@ def check_window(window: object) -> None:
                         f"not {said_with_type(window)}")
     if window < 1:
         raise ValueError(f"window must be a whole number of tokens, at least 1, not {window!r}")
+    if window > MAX_WINDOW:
+        raise ValueError(f"window must be a whole number of tokens, at most {MAX_WINDOW:,} (no model has more), "
+                         f"not {window:,}")
 
 
 def check_options(*, window: object, max_output: object, settings: object, summary_model: object, token_counter: object,
