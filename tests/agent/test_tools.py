@@ -25,10 +25,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.agent.safety.permissions import Permissions
-from compact_agent.agent.tools.base import TOOL_NAMES, ToolEnv
+from compact_agent.agent.tools.base import ToolEnv
 from compact_agent.agent.tools.checkpoints import Checkpoints
 from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.files import read_file_text
+from compact_agent.agent.tools.names import TOOL_NAMES
 from compact_agent.agent.tools.toolset import build_toolset, mention_messages
 from compact_agent.config import Settings
 from compact_agent.context.plumbing.markers import tool_mark

@@ -22,7 +22,6 @@ from ..safety.checked_open import names_in
 from ..safety.permissions import Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
-from .names import TOOL_NAMES  # noqa: F401 - where the tools and their tests look it up
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
