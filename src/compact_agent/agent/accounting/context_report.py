@@ -166,10 +166,10 @@ def picture(session: AgentSession) -> ContextPicture:
     if not tool_defs:  # no request yet: the tools this session will send
         tool_defs = tool_definitions(session)
     mcp_tools = {t for s in session.ext.mcp.live.values() for t in s.tools} if session.ext.mcp else set()
-    rows, results = estimate_rows(view, session._system_prompt(), session.instructions, tool_defs, mcp_tools)
+    rows, results = estimate_rows(view, session.system_prompt(), session.instructions, tool_defs, mcp_tools)
     # The earlier turns' thinking a provider leaves out of its count (measuring.py `left_out`): not in use.
     rows["messages"] = max(0, rows["messages"] - cm.left_out(view))
-    fixed = cm.overhead_estimate or tokens.request_overhead(session._system_prompt(), tool_defs)  # as the request sent them
+    fixed = cm.overhead_estimate or tokens.request_overhead(session.system_prompt(), tool_defs)  # as the request sent them
     # As /compact counts it (in_use.py): the provider's count of the last request where it still
     # holds, else the calibrated estimate. Summed from the rows, that estimate counted the thinking
     # the provider leaves out: a session resumed after /compact said 7,908 tokens, /compact 7,283.

@@ -50,7 +50,7 @@ async def prepare(s: Session) -> None:
     params = await parameters(s)
     if s.cm.last_params is None:  # …nor meanwhile (the REPL prepares in the background: a turn may begin)
         s.cm.last_params = params
-        s.cm.overhead = tokens.request_overhead(s._system_prompt(), params.function_tools)
+        s.cm.overhead = tokens.request_overhead(s.system_prompt(), params.function_tools)
 
 
 async def parameters(s: Session) -> ModelRequestParameters:
@@ -60,7 +60,7 @@ async def parameters(s: Session) -> ModelRequestParameters:
     ctx = RunContext(deps=None, model=s.model, usage=RunUsage(), agent=s.agent)
     defs = [tool.tool_def for toolset in s.agent.toolsets for tool in (await toolset.get_tools(ctx)).values()]
     return ModelRequestParameters(function_tools=defs,
-                                  instruction_parts=[InstructionPart(s._system_prompt(), dynamic=True)])
+                                  instruction_parts=[InstructionPart(s.system_prompt(), dynamic=True)])
 
 
 async def tool_names(s: Session) -> list[str]:

@@ -208,7 +208,7 @@ class AgentSession:
         # What a SIGTERM or SIGHUP saves of the turn running (turn.py). First: the answer it keeps is
         # the one the others made of it (after_model_request runs them last to first).
         self.ended_calls = EndedCalls()
-        self.agent = Agent(self.model, instructions=self._system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
+        self.agent = Agent(self.model, instructions=self.system_prompt, toolsets=[build_toolset(self.env), *self.ext.toolsets()],
                            capabilities=[self.ended_calls, self.cm, self.ext.ledger, self.retry, PlainArgumentErrors(),
                                          self.window_proof, KeepAtLimit(self._keep_at_limit)], retries=3,
                            model_settings=self._model_settings())
@@ -224,7 +224,8 @@ class AgentSession:
             raise
 
     # -- wiring ------------------------------------------------------------------------------
-    def _system_prompt(self) -> str:
+    def system_prompt(self) -> str:
+        """The system prompt every request of this session sends: options.py's `system_prompt` of its files."""
         return system_prompt(self.cwd, self.instructions, self.opts.append_system_prompt)
 
     def _summarizer(self, cm: SummaryInputs) -> SharedPrefixSummarizer:

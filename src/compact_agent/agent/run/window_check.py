@@ -33,7 +33,7 @@ def tool_definitions(session: SessionParts) -> list[Any]:
 
 def fixed_tokens(session: SessionParts) -> int:
     """System prompt + tool schemas, as the pipeline estimates them."""
-    return tokens.request_overhead(session._system_prompt(), tool_definitions(session))
+    return tokens.request_overhead(session.system_prompt(), tool_definitions(session))
 
 
 def _threshold(window: int, model_max_output: int, settings: Settings) -> int:
