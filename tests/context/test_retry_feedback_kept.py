@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-from pydantic_ai import Agent, ModelRetry, RunContext
+from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -95,7 +95,7 @@ async def test_a_record_compaction_keeps_why_the_answer_was_refused() -> None:
         return f"page {page}: " + " ".join(f"line-{page}-{i}" for i in range(250))
 
     @agent.output_validator
-    def check(ctx: RunContext[None], out: str) -> str:
+    async def check(out: str) -> str:
         if not out.startswith("ANSWER:"):
             raise ModelRetry(SAID)
         return out
