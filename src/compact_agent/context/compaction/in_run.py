@@ -11,9 +11,10 @@ library makes (`defaults.default_summarizer`) takes it (`current`) and, for each
 checks the run's limits first (`admit`: the step's own request, which pydantic-ai admitted before
 the hooks ran, still to come after it) and adds what it used, as one request, to the run's usage
 (`count`), checking the token limits as pydantic-ai does after a response. Each raises pydantic-ai's
-own `UsageLimitExceeded`, which ends the run. Counted nowhere: a compaction outside a run
-(`compact_now`), the session notes (written beside the run), and the requests of a summarizer wired
-in (`Internals.summarizer`: the terminal agent prices its own).
+own `UsageLimitExceeded`, which ends the run. Counted nowhere: `compact_now`'s summary (between runs,
+or another conversation's, outside those hooks), the session notes (written beside the
+run), and the requests of a summarizer wired in (`Internals.summarizer`: the terminal agent prices
+its own).
 """
 
 from __future__ import annotations
