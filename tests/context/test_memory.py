@@ -270,8 +270,8 @@ def make(tmp_path: Path, fn: Notes, *, separate: bool = False, **kw: Any) -> tup
 
 
 async def settle(mem: SessionMemory) -> None:
-    if mem._task is not None:
-        await asyncio.wait({mem._task}, timeout=2)
+    if mem.task is not None:
+        await asyncio.wait({mem.task}, timeout=2)
 
 
 def history_with_response(n: int, size: int = 200) -> list[ModelMessage]:
@@ -286,7 +286,7 @@ async def test_no_extraction_below_the_interval(tmp_path):
     fn = Notes()
     mem, cm, _ = make(tmp_path, fn)
     mem.after_response(cm, history_with_response(1))  # 2 calls, ~150 tokens
-    assert mem._task is None and not fn.calls
+    assert mem.task is None and not fn.calls
 
 
 async def test_single_flight_shared_prefix_and_coverage(tmp_path):
@@ -295,10 +295,10 @@ async def test_single_flight_shared_prefix_and_coverage(tmp_path):
     mem, cm, _ = make(tmp_path, fn)
     msgs = history_with_response(3)
     mem.after_response(cm, msgs)
-    first = mem._task
+    first = mem.task
     await asyncio.sleep(0)
     mem.after_response(cm, [*msgs, *reads(4)[-2:]])  # more happened, but one is in flight
-    assert mem._task is first and len(fn.calls) == 1
+    assert mem.task is first and len(fn.calls) == 1
     fn.gate.set()
     await settle(mem)
     sent, info = fn.calls[0]

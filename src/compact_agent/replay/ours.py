@@ -277,8 +277,8 @@ class Ours:
         await self.cm.after_model_request(SimpleNamespace(messages=self._history), request_context=None,  # type: ignore[arg-type]
                                           response=reported)
         if self.memory is not None and self.memory.in_flight:
-            assert self.memory._task is not None
-            await self.memory._task
+            assert self.memory.task is not None
+            await self.memory.task
 
     def close(self) -> None:
         if self.memory is not None:

@@ -140,7 +140,7 @@ class SessionMemory:
         self.generation = 0
         self.wait_s = self.settings.memory_wait_s
         self._retry_at: datetime | None = None
-        self._task: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None  # the notes update in flight, or the last one
         self._plan: tuple[int, int] | None = None  # (len(messages), covered index) of a pending SM result
         self.notes = read_notes(notes_path) if notes_path is not None else None
         saved = read_state(self.sidecar)  # as the last run left it (notes_state.py)
@@ -152,7 +152,7 @@ class SessionMemory:
 
     @property
     def in_flight(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self.task is not None and not self.task.done()
 
     def locate(self, messages: Sequence[ModelMessage]) -> int | None:
         """Index of the last covered message in `messages`, or None (nothing covered / not present)."""
@@ -205,7 +205,7 @@ class SessionMemory:
                    budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None),
                    getattr(cm, "check_notes_fits", None), getattr(cm, "learn_output_limit", None),
                    self._window_teacher(cm))
-        self._task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
+        self.task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
 
     def _window_teacher(self, cm: Any) -> Callable[[BaseException], object] | None:
         """What learns the server's window from a notes request it refused as too long: the manager's,
@@ -306,8 +306,8 @@ class SessionMemory:
         self._plan = None
         waited = Stopwatch()
         if self.in_flight:
-            assert self._task is not None
-            await asyncio.wait({self._task}, timeout=self.wait_s)
+            assert self.task is not None
+            await asyncio.wait({self.task}, timeout=self.wait_s)
         wait_ms = waited.ms()
         watch = Stopwatch()
 
@@ -363,15 +363,15 @@ class SessionMemory:
 
     async def drain(self, timeout: float | None) -> None:
         """Let an extraction in flight finish (bounded) so what it cost is not thrown away, then close."""
-        if self._task is not None and not self._task.done():
-            await asyncio.wait({self._task}, timeout=timeout)
+        if self.task is not None and not self.task.done():
+            await asyncio.wait({self.task}, timeout=timeout)
         self.close()
 
     def close(self) -> None:
         """Cancel an extraction in flight: a process about to exit must not leave a task behind."""
         if self.in_flight:
-            assert self._task is not None
-            self._task.cancel()
+            assert self.task is not None
+            self.task.cancel()
 
     def status(self) -> str:
         n = self.updates
