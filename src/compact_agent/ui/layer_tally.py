@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..context.plumbing.events import Event
 
 REREAD = "reread"  # snip's `superseded_read`: an earlier read of a file read again, unchanged
+SHRINK = "shrink"  # the last resort's (fit.py, under L1's name): said by what it left out, not as L1
 NAMED = 4  # files named in the line; more as `…`
 
 
@@ -32,6 +33,7 @@ class Tally:
     ids: list[str] = field(default_factory=list)
     freed: int = 0
     files: list[str] = field(default_factory=list)
+    detail: dict[str, Any] = field(default_factory=dict)  # the last resort's counts, summed
 
 
 class LayerTally:
@@ -45,9 +47,16 @@ class LayerTally:
         the calls of the results it touched name their files."""
         kinds = ev.detail.get("kinds")
         reread = ev.layer == "snip" and isinstance(kinds, dict) and set(kinds) == {"superseded_read"}
-        t = self.kinds.setdefault((ev.layer, REREAD if reread else ""), Tally(ev.layer))
+        shrink = (ev.layer, ev.action) == ("budget", "shrink")
+        t = self.kinds.setdefault((ev.layer, REREAD if reread else SHRINK if shrink else ""), Tally(ev.layer))
         t.ids.extend(i for i in ev.ids if i not in t.ids)
         t.freed += ev.tokens_freed
+        if shrink:
+            for key, value in (ev.detail or {}).items():
+                if isinstance(value, bool):
+                    t.detail[key] = bool(t.detail.get(key)) or value
+                elif isinstance(value, int):
+                    t.detail[key] = int(t.detail.get(key) or 0) + value
         if reread:
             for path in read_paths(messages, ev.ids, cwd):
                 if path not in t.files:
@@ -70,7 +79,8 @@ def said(t: Tally, kind: str, window: int) -> str | None:
         return f"context: re-read {n} file{'s' if n != 1 else ''} ({names}), their earlier reads left out, freed {t.freed:,} tokens"
     from ..context.plumbing.events import Event
 
-    return render.layer_line(Event(t.layer, "tally", t.freed, 0, ids=t.ids), window)
+    return render.layer_line(Event(t.layer, SHRINK if kind == SHRINK else "tally", t.freed, 0, ids=t.ids,
+                                   detail=t.detail), window)
 
 
 def read_paths(messages: list[Any], ids: list[str], cwd: Path | None) -> list[str]:
