@@ -14,6 +14,7 @@ import pytest
 
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
+from compact_agent.agent.run.stream_events import SUMMARIES
 from compact_agent.agent.tools import names
 from compact_agent.agent.tools.base import ToolEnv
 from compact_agent.agent.tools.toolset import build_toolset
@@ -56,3 +57,10 @@ def test_every_tool_has_a_call_line(tmp_path: Path) -> None:
         shown = MAIN_ARG[name]
         params = tools[name].function_schema.json_schema.get("properties", {})
         assert shown is None or shown in params, f"MAIN_ARG names {shown!r}, no argument of {name} (ui/tool_lines.py)"
+
+
+def test_every_tool_has_a_result_summary() -> None:
+    missing = [t for t in names.TOOL_NAMES if t not in SUMMARIES]
+    assert not missing, (
+        f"say how a result of {', '.join(missing)} is summed up in stream-json's `summary` and the REPL's "
+        "history: SUMMARIES in src/compact_agent/agent/run/stream_events.py (_first_line for its first line)")

@@ -98,23 +98,30 @@ def _retried(part: Any) -> bool:
 
 def result_summary(tool: str, text: str, error: bool) -> str:
     """How a call went, in a few words, from the whole result (the `content` of the event is cut):
-    lines read, matches, files, or a command's exit code and last line of output."""
-    lines = text.splitlines()
-    if tool == "bash":
-        return _bash_tail(lines)
-    if error:
+    lines read, matches, files, or a command's exit code and last line of output (`SUMMARIES`). A
+    failure is its text on one line, but a command's: its exit code and output say how it went."""
+    if error and tool != "bash":
         return " ".join(text.split())
-    if tool == "read_file":
-        numbered = [ln for ln in lines if _NUMBERED.match(ln)]
-        return plural(len(numbered), "line") if numbered else " ".join(text.split())
-    if tool in ("grep", "glob") and lines and not lines[0].startswith("No "):
-        found = [ln for ln in lines if not (ln.startswith("[") and ln.endswith("]"))]  # not the notes
+    return SUMMARIES.get(tool, _first_line)(text.splitlines())
+
+
+def _lines_read(lines: list[str]) -> str:
+    numbered = [ln for ln in lines if _NUMBERED.match(ln)]
+    return plural(len(numbered), "line") if numbered else " ".join(" ".join(lines).split())
+
+
+def _found(unit: str) -> Callable[[list[str]], str]:
+    """grep's matches or glob's files, without the notes in brackets (how many, where it stopped)."""
+    def summary(lines: list[str]) -> str:
+        if not lines or lines[0].startswith("No "):
+            return _first_line(lines)
+        found = [ln for ln in lines if not (ln.startswith("[") and ln.endswith("]"))]
         note = next((ln for ln in lines if ln.startswith("[") and ln.endswith("]")), "")
-        if tool == "glob" and (m := re.match(r"\[\d+ of (\d+) files", note)):
+        if unit == "file" and (m := re.match(r"\[\d+ of (\d+) files", note)):
             return plural(int(m.group(1)), "file") + f" ({len(found)} listed)"
-        n = plural(len(found), "match" if tool == "grep" else "file")
+        n = plural(len(found), unit)
         return f"{n} (stopped: more not listed)" if note else n
-    return _first_line(lines)
+    return summary
 
 
 _NOW_READ = re.compile(r"; lines (\d+)-(\d+) now read:$")
@@ -149,6 +156,13 @@ def _bash_tail(lines: list[str]) -> str:
     body = [ln for ln in lines[:-1] if ln.strip()] if code else [ln for ln in lines if ln.strip()]
     last = " ".join(body[-1].split()) if body else "(no output)"
     return f"{code} · {last}" if code else last
+
+
+#: Each built-in tool's summary of its result (agent/tools/names.py's TOOL_NAMES are all here: a
+#: test holds them to it); any other tool's (the plan's, an MCP server's) is its first line.
+SUMMARIES: dict[str, Callable[[list[str]], str]] = {
+    "read_file": _lines_read, "write_file": _first_line, "edit_file": _first_line, "bash": _bash_tail,
+    "grep": _found("match"), "glob": _found("file")}
 
 
 def dumps(obj: dict[str, Any]) -> str:
