@@ -18,6 +18,7 @@ from compact_agent.agent.run.stream_events import SUMMARIES
 from compact_agent.agent.tools import names
 from compact_agent.agent.tools.base import ToolEnv
 from compact_agent.agent.tools.toolset import build_toolset
+from compact_agent.context.compaction import ledger
 from compact_agent.context.layers.microcompact import Microcompact
 from compact_agent.ui.tool_lines import MAIN_ARG
 from tests.agent.test_tools import make_env
@@ -64,3 +65,25 @@ def test_every_tool_has_a_result_summary() -> None:
     assert not missing, (
         f"say how a result of {', '.join(missing)} is summed up in stream-json's `summary` and the REPL's "
         "history: SUMMARIES in src/compact_agent/agent/run/stream_events.py (_first_line for its first line)")
+
+
+#: The built-in tools that read, write or edit no file by a path argument, as a compaction's ledger
+#: sees files (bash's changes are not tracked by name; grep and glob list, they do not read a file).
+NO_FILE_ROLE = frozenset({"bash", "grep", "glob"})
+
+
+def test_every_tool_has_a_role_in_the_ledger() -> None:
+    # The ledger (context/compaction/ledger.py) is the library's: it cannot import the agent's tools,
+    # and names the tools of other harnesses too. A tool left out of its lists is never a file changed
+    # (the compaction message forgets it) nor a file read (none is restored after a compaction).
+    roles = {"READ_TOOLS": ledger.READ_TOOLS, "WRITE_TOOLS": ledger.WRITE_TOOLS,
+             "EDIT_TOOLS": ledger.EDIT_TOOLS, "PATCH_TOOLS": ledger.PATCH_TOOLS}
+    for tool in names.TOOL_NAMES:
+        listed = [name for name, tools in roles.items() if tool.lower() in tools]
+        assert listed or tool in NO_FILE_ROLE, (
+            f"say whether {tool} reads, writes or edits the file its path names: add it to READ_TOOLS, "
+            "WRITE_TOOLS or EDIT_TOOLS in src/compact_agent/context/compaction/ledger.py, or to "
+            "NO_FILE_ROLE in tests/agent/test_tool_lists.py if it does none")
+        assert not (listed and tool in NO_FILE_ROLE), f"{tool} is in {listed[0]} (ledger.py) and in NO_FILE_ROLE here"
+        assert len(listed) <= 1, f"{tool} is in {' and '.join(listed)} (ledger.py): one role each"
+    assert NO_FILE_ROLE <= set(names.TOOL_NAMES), f"NO_FILE_ROLE names no such tool: {sorted(NO_FILE_ROLE - set(names.TOOL_NAMES))}"

@@ -30,6 +30,9 @@ __all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read
            "render", "render_failed"]
 
 MARK = "compact_agent"
+#: The tools that write, edit or patch files (in lower case), ours and other harnesses'. Each of the
+#: terminal agent's own tools is in one of these lists or READ_TOOLS, or deliberately in none: a test
+#: (tests/agent/test_tool_lists.py) holds the agent's tools to them, the library importing no agent.
 WRITE_TOOLS = frozenset({"write_file", "write", "create_file", "notebookedit"})
 EDIT_TOOLS = frozenset({"edit_file", "edit", "multiedit", "str_replace_editor", "str_replace_based_edit_tool"})
 PATCH_TOOLS = frozenset({"apply_patch"})
