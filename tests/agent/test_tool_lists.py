@@ -8,11 +8,12 @@ list now fails here, naming the place to decide, until the new tool is in it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.run.options import SessionOptions
+from compact_agent.agent.run.options import SYSTEM_PROMPT, SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.agent.run.stream_events import SUMMARIES
 from compact_agent.agent.tools import names
@@ -87,3 +88,31 @@ def test_every_tool_has_a_role_in_the_ledger() -> None:
         assert not (listed and tool in NO_FILE_ROLE), f"{tool} is in {listed[0]} (ledger.py) and in NO_FILE_ROLE here"
         assert len(listed) <= 1, f"{tool} is in {' and '.join(listed)} (ledger.py): one role each"
     assert NO_FILE_ROLE <= set(names.TOOL_NAMES), f"NO_FILE_ROLE names no such tool: {sorted(NO_FILE_ROLE - set(names.TOOL_NAMES))}"
+
+
+#: Built-in tools the system prompt does not name: it names those to look with, edit_file's need of a
+#: prior read and bash for the tests; write_file's own description says enough.
+NOT_IN_PROMPT = frozenset({"write_file"})
+
+
+def test_the_system_prompt_decides_about_every_tool() -> None:
+    named = {t for t in names.TOOL_NAMES if re.search(rf"\b{t}\b", SYSTEM_PROMPT)}
+    undecided = sorted(set(names.TOOL_NAMES) - named - NOT_IN_PROMPT)
+    assert not undecided, (
+        f"say whether the system prompt tells the model when to use {', '.join(undecided)}: SYSTEM_PROMPT in "
+        "src/compact_agent/agent/run/options.py, or add it to NOT_IN_PROMPT in tests/agent/test_tool_lists.py")
+    assert not named & NOT_IN_PROMPT, f"{sorted(named & NOT_IN_PROMPT)} named in SYSTEM_PROMPT and in NOT_IN_PROMPT here"
+    assert NOT_IN_PROMPT <= set(names.TOOL_NAMES), f"NOT_IN_PROMPT names no such tool: {sorted(NOT_IN_PROMPT - set(names.TOOL_NAMES))}"
+
+
+COUNT = dict(enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                        "eleven", "twelve")))
+
+
+def test_the_readme_counts_and_names_the_tools() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"through (\w+) tools \(([^)]*)\)", readme)
+    assert said, "README.md's first paragraph no longer says 'through N tools (`read_file`, ...)': change this test"
+    assert said[1] == COUNT.get(len(names.TOOL_NAMES)) and tuple(re.findall(r"`(\w+)`", said[2])) == names.TOOL_NAMES, (
+        f"README.md's first paragraph says {' '.join(said[0].split())!r}: name the {len(names.TOOL_NAMES)} tools of "
+        "TOOL_NAMES (src/compact_agent/agent/tools/names.py), in its order")

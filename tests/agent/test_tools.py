@@ -1,4 +1,4 @@
-"""The six tools on real files and real subprocesses, and the toolset inside a pydantic-ai Agent."""
+"""The built-in tools on real files and real subprocesses, and the toolset inside a pydantic-ai Agent."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ async def call(env: ToolEnv, tool: str, **args: Any) -> str:
     return str(out.return_value) if isinstance(out, ToolReturn) else out
 
 
-def test_toolset_registers_the_six_tools_with_descriptions(env: ToolEnv) -> None:
+def test_toolset_registers_every_tool_with_descriptions(env: ToolEnv) -> None:
     tools = build_toolset(env).tools
     assert tuple(tools) == TOOL_NAMES
     for t in tools.values():

@@ -1,4 +1,4 @@
-"""The six tools the model works with: read_file, write_file, edit_file, bash, grep, glob.
+"""The tools the model works with (their names: `names.TOOL_NAMES`), as one pydantic-ai toolset.
 
 Every tool returns a string, errors included: a traceback wastes context and teaches the model
 nothing, a one-line reason lets it fix the call. Results are bounded (line and character caps,
@@ -126,7 +126,7 @@ def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = No
 
 
 def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
-    """The six tools as a pydantic-ai toolset, closing over `env`."""
+    """The tools of `names.TOOL_NAMES` as a pydantic-ai toolset, closing over `env`."""
 
     async def read_file(path: str, offset: int | None = None, limit: int | None = None) -> Result:
         """Read a file: READ_IMAGES or READ_TEXT, as `described` picks for the model.
