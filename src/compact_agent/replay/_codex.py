@@ -41,6 +41,9 @@ Rules, and the traps they answer (most observed in the fixture data, the rest re
   model saw afterwards: their items are left out and counted (see `_codex_rollback`).
 * A tool output longer than the turn's ``truncation_policy`` is cut as Codex cut it for the model,
   and counted (see `_codex_truncation`).
+* Newer releases' ``token_usage_record`` lines give each reply its usage in place of ``token_count``'s,
+  a ``rollout_reference`` line stands for another rollout's items, and bookkeeping lines are left out
+  (see `_codex_records`).
 """
 
 from __future__ import annotations
@@ -49,16 +52,18 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import ModelResponsePart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart
 
+from ._codex_records import BOOKKEEPING, UsageRecords, own_thread, unmatched_usage_note, with_references
 from ._codex_rollback import without_rolled_back
 from ._codex_truncation import Budget, cut_note, output_as_read, output_budget
 from ._codex_typed import key, typed_keys
-from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, checked, counted, text_of_blocks
+from ._common import ConversationBuilder, checked, counted, text_of_blocks
 from ._recorded import has_recorded_usage, parse_time, usage_from_mapping
-from ._redaction import REDACTION_RE, RedactionStats
+from ._redaction import REDACTION_RE, RedactionStats, redaction_note
 
 RECORD_TYPES = frozenset({
     "session_meta", "response_item", "event_msg", "turn_context", "compacted", "inter_agent_communication",
@@ -95,12 +100,14 @@ class _State:
     unanswered: dict[str, str] = field(default_factory=dict)  # call id -> what Codex sent in its stead
     typed: frozenset[str] | None = None  # keys of what the person typed (`_codex_typed`), None: not recorded
     opening: bool = True  # neither a typed message nor a reply yet: user-role context is the initial one
+    records: UsageRecords = field(default_factory=UsageRecords)  # newer releases' per-response usage lines
 
 
-def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
+def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder, source: Path | None = None) -> None:
     """Feed Codex rollout records into ``builder`` (see the module docstring for the rules)."""
     state = _State(builder)
-    records = without_rolled_back(records, builder)
+    state.records.thread = own_thread(records)
+    records = without_rolled_back(with_references(records, source, builder), builder)
     state.answered = frozenset(_answered(records))
     state.typed = typed_keys(records)
     for record in records:
@@ -109,7 +116,7 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             builder.skip_malformed(exc)
     _close(state)
-    if note := _redaction_note(state.redactions):
+    if note := redaction_note(state.redactions):
         builder.warnings.append(note)
     builder.filler_chars = state.redactions.chars
     if state.native_calls:
@@ -118,6 +125,8 @@ def import_codex(records: list[Mapping[str, Any]], builder: ConversationBuilder)
         builder.warnings.append(unmatched_usage_note(state.unattached_usage))
     if state.cut_by:
         builder.warnings.append(cut_note(state.cut_outputs, state.cut_by))
+    if note := state.records.note():
+        builder.warnings.append(note)
     if state.system_messages:
         builder.warnings.append(f"left out {counted(state.system_messages, 'system message')} Codex recorded but "
                                 "never sends to the model")
@@ -138,15 +147,6 @@ def _answered(records: list[Mapping[str, Any]]) -> set[str]:
     return ids
 
 
-def unmatched_usage_note(n: int) -> str:
-    """The token counts Codex recorded that belong to no reply the file holds, in a user's words (it
-    said "2 token_count events matched no response", the rollout's event name): what is left out and
-    what it costs the replay."""
-    one = n == 1
-    return (f"left out {counted(n, 'token count')} Codex recorded for a model call whose reply the file does not "
-            f"hold: {'it does' if one else 'they do'} not enter the fit of the replayed sizes to the recorded ones")
-
-
 def web_search_note(n: int) -> str:
     """The searches OpenAI ran for Codex on its own servers, in a user's words: what was left out,
     and that it is left out of every strategy alike (it said "skipped 1 server-side web_search_call
@@ -157,17 +157,6 @@ def web_search_note(n: int) -> str:
             f"strategy is replayed without {'it' if one else 'them'}")
 
 
-def _redaction_note(stats: RedactionStats) -> str | None:
-    """What the replay runs on in place of the redacted text and images, for the table's reader too."""
-    said = []
-    if stats.markers:
-        said.append(f"expanded {counted(stats.markers, 'redaction marker')} into {counted(stats.chars, 'character')} "
-                    "of deterministic filler (the text itself was not recorded)")
-    if stats.images:
-        said.append(f"{counted(stats.images, 'image')} became {IMAGE_PLACEHOLDER!r}")
-    return "; ".join(said) or None
-
-
 def _handle(state: _State, record: Mapping[str, Any]) -> None:
     kind = record.get("type")
     payload = record["payload"]
@@ -175,8 +164,12 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
     if kind == "response_item":
         _item(state, payload, timestamp)
     elif kind == "event_msg":
-        if payload.get("type") == "token_count":
+        if payload.get("type") == "token_count" and state.records.counts_events():
             _token_count(state, payload.get("info"))
+    elif kind == "token_usage_record":  # newer releases: one response's usage (`_codex_records`)
+        usage, first = state.records.read(payload)
+        if usage is not None:
+            _attach(state, usage, replace=first)
     elif kind == "turn_context":
         state.model = payload.get("model") or state.model
         state.budget = output_budget(payload.get("truncation_policy"))
@@ -206,7 +199,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
                 "replacement_history": history,
             }
         )
-    else:
+    elif kind not in BOOKKEEPING:
         state.builder.skip_kind(kind)
 
 
@@ -385,12 +378,17 @@ def _token_count(state: _State, info: Any) -> None:
         return
     state.last_total = total
     usage = usage_from_mapping(info.get("last_token_usage"))
-    if usage is None or not (usage.input_tokens or usage.output_tokens):
-        return
+    if usage is not None and (usage.input_tokens or usage.output_tokens):
+        _attach(state, usage)
+
+
+def _attach(state: _State, usage: Any, replace: bool = False) -> None:
+    """``usage`` to the reply it ends; with ``replace`` (a file's first usage record, which may follow the
+    token_count event of the same reply) over the usage a reply already has."""
     if _close(state, usage):
         return
     last = state.builder.last_response()
-    if last is not None and not has_recorded_usage(last):
+    if last is not None and (replace or not has_recorded_usage(last)):
         last.usage = usage
     else:
         state.unattached_usage += 1

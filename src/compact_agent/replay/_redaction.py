@@ -13,7 +13,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ._common import IMAGE_PLACEHOLDER
+from ._common import IMAGE_PLACEHOLDER, counted
 
 REDACTION_RE = re.compile(r"\[REDACTED_([A-Z_]+) len=(\d+) sha=([0-9a-fA-F]+)\]")
 _FILLER_WORDS = (
@@ -97,3 +97,14 @@ class RedactionStats:
             f"expanded {self.markers} redaction markers into {self.chars} chars of deterministic filler"
             f" and {self.images} redacted images into {IMAGE_PLACEHOLDER!r} placeholders"
         )
+
+
+def redaction_note(stats: RedactionStats) -> str | None:
+    """What the replay runs on in place of the redacted text and images, for the table's reader too."""
+    said = []
+    if stats.markers:
+        said.append(f"expanded {counted(stats.markers, 'redaction marker')} into {counted(stats.chars, 'character')} "
+                    "of deterministic filler (the text itself was not recorded)")
+    if stats.images:
+        said.append(f"{counted(stats.images, 'image')} became {IMAGE_PLACEHOLDER!r}")
+    return "; ".join(said) or None

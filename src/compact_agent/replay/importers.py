@@ -147,7 +147,7 @@ def load_transcript(path: Path) -> Transcript:
     if sniffed.format == "claude-code":
         _claude_code.import_claude_code(sniffed.records, builder)
     elif sniffed.format == "codex":
-        _codex.import_codex(sniffed.records, builder)
+        _codex.import_codex(sniffed.records, builder, path)
     elif sniffed.format == "mini-swe-agent":
         import_mini_swe_agent(sniffed.document, builder, provider=_mini_provider(sniffed.document))
     elif sniffed.format == "swe-agent":

@@ -1,0 +1,188 @@
+"""Codex rollout lines of newer releases that are not themselves the conversation: per-response usage
+records, references to another rollout's items, and lines of Codex's own bookkeeping.
+
+Each line is ``{timestamp, type, payload}`` as ever; the kinds below were read in openai/codex's
+source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at commit
+5ef96ab2785f3ecddf279639eff7b1b42c906fa4; the ``RolloutItem`` enum, codex-rs/history/src/lib.rs at
+04ad786998e9ec2683ba8c387aaf311adc6f1233), not seen in a real rollout:
+
+* ``token_usage_record``: one completed response's usage, ``payload.usage`` in the shape of a
+  ``token_count`` event's ``last_token_usage`` (``input_tokens`` holding ``cached_input_tokens``), with
+  ``thread_id`` and ``response_id``. Codex writes it when a response completes with usage
+  (``Session::record_observed_response_completed_with_details``) and still writes the ``token_count``
+  event, which carries the same response's usage: `UsageRecords` makes sure only one of them counts.
+  A record whose ``thread_id`` is not the rollout's own (its ``session_meta`` id) is a child agent's
+  response Codex forwarded into the parent's rollout (``persist_forwarded_response_usage``): no request
+  of this conversation, left out and counted. (The struct, ``TokenUsageRecord``, and the writer were read
+  from the code index, which gave their text but not their paths.)
+* ``rollout_reference``: ``payload.rollout_path`` (with ``thread_id``, ``max_depth``, ``nth_user_message``)
+  stands for the items of another rollout, which Codex reads in its place when it resumes the thread
+  (``materialize_rollout_items_for_replay``): a fork that references its parent's prefix instead of copying
+  it, or a long thread whose earlier segment was rotated into a file of its own. `with_references` does
+  the same when that file is where the line says or beside this one, else says the replay starts without it.
+* ``world_state``, ``retained_context``, ``security_risk_score``, ``realtime_item`` and
+  ``inter_agent_communication_metadata``: Codex's own state (context baselines it diffs against, what
+  its reviewer has seen, risk scores, realtime presentation, a message's trigger flag); what the model
+  reads of them is recorded as ``response_item`` lines. Left out without a count (`BOOKKEEPING`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.usage import RequestUsage
+
+from ._common import ConversationBuilder, counted
+from ._recorded import usage_from_mapping
+
+BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score", "realtime_item",
+                         "inter_agent_communication_metadata"})
+#: Of a referenced rollout, what is the other thread's own: its metadata and its usage records (Codex's
+#: forks carry "model context, not the parent's cumulative usage state"); its token_count events still
+#: give the inherited replies their usage.
+_NOT_INHERITED = frozenset({"session_meta", "token_usage_record"})
+MAX_DEPTH = 8  # references followed at most, whatever a line allows (Codex's default is smaller)
+
+
+@dataclass
+class UsageRecords:
+    """Which of the two usage lines counts for a response. From the rollout's first own
+    ``token_usage_record`` on, the records do and the ``token_count`` events' ``last_token_usage`` does not
+    (one response's usage, recorded twice: never added twice); before it (a file an older release began),
+    the events do."""
+
+    thread: str | None = None  # the rollout's own thread id, from its first session_meta
+    started: bool = False  # an own record was read: token_count events no longer give usage
+    seen: set[str] = field(default_factory=set)  # response ids read
+    forwarded: int = 0
+
+    def counts_events(self) -> bool:
+        return not self.started
+
+    def read(self, payload: Any) -> tuple[RequestUsage | None, bool]:
+        """The usage of an own record not read before, and whether the record is the first own one."""
+        if not isinstance(payload, Mapping):
+            return None, False
+        thread = payload.get("thread_id")
+        if self.thread is not None and thread is not None and str(thread) != self.thread:
+            self.forwarded += 1
+            return None, False
+        response = str(payload.get("response_id") or "")
+        if response and response in self.seen:
+            return None, False
+        self.seen.add(response)
+        first, self.started = not self.started, True
+        usage = usage_from_mapping(payload.get("usage"))
+        return (usage if usage is not None and (usage.input_tokens or usage.output_tokens) else None), first
+
+    def note(self) -> str | None:
+        if not self.forwarded:
+            return None
+        return (f"left out {counted(self.forwarded, 'usage record')} of model calls other agents made, which Codex "
+                "keeps in this thread's file too: they are no requests of this conversation")
+
+
+def unmatched_usage_note(n: int) -> str:
+    """The token counts Codex recorded that belong to no reply the file holds, in a user's words (it
+    said "2 token_count events matched no response", the rollout's event name): what is left out and
+    what it costs the replay."""
+    one = n == 1
+    return (f"left out {counted(n, 'token count')} Codex recorded for a model call whose reply the file does not "
+            f"hold: {'it does' if one else 'they do'} not enter the fit of the replayed sizes to the recorded ones")
+
+
+def own_thread(records: list[Mapping[str, Any]]) -> str | None:
+    for record in records:
+        payload = record.get("payload")
+        if record.get("type") == "session_meta" and isinstance(payload, Mapping):
+            return str(payload.get("id")) if payload.get("id") is not None else None
+    return None
+
+
+def with_references(records: list[Mapping[str, Any]], source: Path | None,
+                    builder: ConversationBuilder) -> list[Mapping[str, Any]]:
+    """``records`` with each ``rollout_reference`` line replaced by the items of the rollout it names
+    (up to its ``nth_user_message``), read from where the line says or from beside ``source``; one the
+    analyzer cannot find is left out and said."""
+    missing: list[str] = []
+    out = _expanded(records, source, 0, missing, set())
+    if missing:
+        builder.warnings.append(
+            f"this rollout continues {counted(len(missing), 'other rollout')} it names instead of copying "
+            f"{'its' if len(missing) == 1 else 'their'} items (a fork of another thread, or an earlier part of "
+            f"this one), not found beside it ({', '.join(missing[:3])}): the replay starts without what the "
+            "model read from there")
+    return out
+
+
+def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int, missing: list[str],
+              visiting: set[Path]) -> list[Mapping[str, Any]]:
+    if not any(r.get("type") == "rollout_reference" for r in records):
+        return records
+    out: list[Mapping[str, Any]] = []
+    for record in records:
+        payload = record.get("payload")
+        if record.get("type") != "rollout_reference" or not isinstance(payload, Mapping):
+            out.append(record)
+            continue
+        name = str(payload.get("rollout_path") or "")
+        found = _find(name, source)
+        if found is None or found in visiting or depth >= MAX_DEPTH:
+            missing.append(Path(name).name or "a rollout without a path")
+            continue
+        items = _expanded(_read(found), found, depth + 1, missing, visiting | {found})
+        out.extend(_before_user_message(items, payload.get("nth_user_message")))
+    return out
+
+
+def _find(name: str, source: Path | None) -> Path | None:
+    if not name:
+        return None
+    for candidate in (Path(name), *([source.parent / Path(name).name] if source is not None else [])):
+        try:
+            if candidate.is_file():
+                return candidate.resolve()
+        except OSError:
+            continue
+    return None
+
+
+def _read(path: Path) -> list[Mapping[str, Any]]:
+    records: list[Mapping[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, Mapping) and record.get("type") not in _NOT_INHERITED:
+                    records.append(record)
+    except OSError:
+        return []
+    return records
+
+
+def _before_user_message(items: list[Mapping[str, Any]], nth: Any) -> list[Mapping[str, Any]]:
+    """The items before the ``nth`` (from 0) message the person typed, as Codex cuts a fork
+    (``truncate_rollout_before_nth_user_message_from_start``); all of them when there are not that many."""
+    if not isinstance(nth, int) or isinstance(nth, bool) or nth < 0:
+        return items
+    typed = [i for i, r in enumerate(items) if r.get("type") == "event_msg"
+             and isinstance(p := r.get("payload"), Mapping) and p.get("type") == "user_message"]
+    if len(typed) <= nth:
+        return items
+    cut = typed[nth]
+    while cut > 0 and _is_user_item(items[cut - 1]):  # the typed message's response item comes just before
+        cut -= 1
+    return items[:cut]
+
+
+def _is_user_item(record: Mapping[str, Any]) -> bool:
+    payload = record.get("payload")
+    return (record.get("type") == "response_item" and isinstance(payload, Mapping)
+            and payload.get("type") == "message" and payload.get("role") == "user")
