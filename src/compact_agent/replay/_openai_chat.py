@@ -20,7 +20,8 @@ where the extras live:
   command the person ran in 1.x's human mode, recorded as a bare bash block in the assistant's role
   (no model call made it; its output is the harness's). Runs on the Responses API keep each reply as
   the response object itself (``object: "response"``, ``output`` items: reasoning, message,
-  ``function_call``) and each command output as a ``function_call_output`` item.
+  ``function_call``) and each command output as a ``function_call_output`` item. Its compaction, off by
+  default, leaves the messages whole and records itself beside them (`_mini_compaction`).
 * **SWE-agent** ``.traj``: `_swe_agent` picks out the history its agent saw (the attempt, that
   agent's entries, what its history processors did) and imports it here, with ``observations``: tool
   replies name their calls in a ``tool_call_ids`` *list*; older trajectories have no tool calls at
@@ -58,6 +59,7 @@ from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_blocks import add_user_blocks, block_kinds, response_parts
 from ._common import ConversationBuilder, checked, counted, text_of_blocks
+from ._mini_compaction import COMPACTED, recorded, with_compactions
 from ._recorded import parse_time, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -84,6 +86,7 @@ def import_mini_swe_agent(document: Mapping[str, Any], builder: ConversationBuil
     # 2.x keeps no reply it could not parse, only the format error (with the response since 2.3.1).
     discarded = sum(1 for m in messages if isinstance(m, Mapping)
                     and as_mapping(m.get("extra")).get("interrupt_type") == "FormatError")
+    messages = with_compactions(messages, document, builder)  # off by default; when on, a marker per compaction
     # Its first format sends each command's output as a user message: observations, as SWE-agent's.
     import_chat(_person_1x(messages, builder), builder, provider=provider, observations=True)
     if discarded:
@@ -141,6 +144,8 @@ def import_chat(messages: list[Any], builder: ConversationBuilder, *, provider: 
             role = message.get("role")
             if role == "exit":
                 exits += 1
+            elif role == COMPACTED:  # where mini-swe-agent compacted (`_mini_compaction`)
+                recorded(builder, message)
             elif not _handle(builder, message, role, provider, observations):
                 builder.skip_kind(role if role is not None else message.get("type"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
