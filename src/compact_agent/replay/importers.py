@@ -137,7 +137,8 @@ def load_transcript(path: Path) -> Transcript:
     if sniffed.format == "compact-agent":
         messages, compactions, warnings = _compact_agent.load(path)
         warnings += [said] if (said := set_aside_absurd_usage(messages)) else []
-        return Transcript(path, "compact-agent", messages, sniffed.bad_lines, compactions, warnings)
+        return Transcript(path, "compact-agent", messages, sniffed.bad_lines, recorded_compactions=compactions,
+                          warnings=warnings)
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
     builder.warnings.extend(sniffed.line_warnings())
