@@ -22,8 +22,13 @@ source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at
   the same when that file is where the line says or beside this one, else says the replay starts without it.
 * ``world_state``, ``retained_context``, ``security_risk_score``, ``realtime_item`` and
   ``inter_agent_communication_metadata``: Codex's own state (context baselines it diffs against, what
-  its reviewer has seen, risk scores, realtime presentation, a message's trigger flag); what the model
-  reads of them is recorded as ``response_item`` lines. Left out without a count (`BOOKKEEPING`).
+  its reviewer has seen, risk scores, realtime presentation, a message's trigger flag). Left out without a
+  count (`BOOKKEEPING`). Of retained context the source says so (``RetainedContextEvent``, "sparse,
+  model-invisible updates", codex-rs/history/src/retained_context.rs at
+  86be5320b068ef67b56348b02aa8c33706955da6; the one kind of it the model reads, a delivered assistant
+  message, is written as a ``response_item``), and of realtime items (``RolloutItem::RealtimeItem``,
+  "model-invisible facts", lib.rs above); that the model reads no world state or risk score but through
+  the messages Codex makes of them is inferred from their use, not read.
 """
 
 from __future__ import annotations
