@@ -152,8 +152,10 @@ class Checkpoints:
         checkpoint). `data`: what the tool writes, saved in the same list as what it leaves (`wrote`);
         a later write's too, beside what the one before it left, until `wrote` (`Checkpoint.writing`)."""
         cp = self.current
-        if cp is None or (key := str(Path(path).resolve())) in cp.saved:
-            if cp is not None and data is not None:
+        if cp is None:
+            return
+        if (key := str(Path(path).resolve())) in cp.saved:
+            if data is not None:
                 cp.writing[key] = hashlib.sha256(data).hexdigest()
                 try:
                     self._save()
