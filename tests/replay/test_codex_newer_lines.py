@@ -130,3 +130,16 @@ def test_a_reference_whose_rollout_is_not_found_is_said(tmp_path: Path) -> None:
     [note] = [w for w in transcript.warnings if "continues" in w]
     assert "rollout-2026-08-01T10-00-00-gone.jsonl" in note and "the replay starts without" in note
     assert prompts(transcript) == ["go"]
+
+
+def test_an_earlier_segment_of_the_same_thread_keeps_its_usage_records(tmp_path: Path) -> None:
+    """A long thread whose earlier part Codex rotated into a file of its own: that part's replies are
+    this thread's, and their usage (here only in records) is read with them, not taken for other agents'."""
+    segment = write_jsonl(tmp_path / f"rollout-2026-08-01T09-00-00-{THREAD}.jsonl", [
+        meta(), *typed("first part"), reply("answer one"), usage_record("resp_1", 1800, 20)])
+    reference = cx("rollout_reference", {"rollout_path": str(segment), "thread_id": THREAD, "max_depth": 2})
+    rollout = [meta(), reference, *typed("second part"), reply("answer two"), usage_record("resp_2", 2400, 25)]
+    transcript = load_transcript(write_jsonl(tmp_path / "rollout.jsonl", rollout))
+    assert prompts(transcript) == ["first part", "second part"]
+    assert [r.usage.input_tokens for r in responses(transcript.messages)] == [1800, 2400]
+    assert not any("other agents" in w for w in transcript.warnings), transcript.warnings

@@ -46,10 +46,6 @@ from ._recorded import usage_from_mapping
 
 BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score", "realtime_item",
                          "inter_agent_communication_metadata"})
-#: Of a referenced rollout, what is the other thread's own: its metadata and its usage records (Codex's
-#: forks carry "model context, not the parent's cumulative usage state"); its token_count events still
-#: give the inherited replies their usage.
-_NOT_INHERITED = frozenset({"session_meta", "token_usage_record"})
 MAX_DEPTH = 8  # references followed at most, whatever a line allows (Codex's default is smaller)
 
 
@@ -114,7 +110,7 @@ def with_references(records: list[Mapping[str, Any]], source: Path | None,
     (up to its ``nth_user_message``), read from where the line says or from beside ``source``; one the
     analyzer cannot find is left out and said."""
     missing: list[str] = []
-    out = _expanded(records, source, 0, missing, set())
+    out = _expanded(records, source, 0, missing, set(), own_thread(records))
     if missing:
         builder.warnings.append(
             f"this rollout continues {counted(len(missing), 'other rollout')} it names instead of copying "
@@ -125,7 +121,7 @@ def with_references(records: list[Mapping[str, Any]], source: Path | None,
 
 
 def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int, missing: list[str],
-              visiting: set[Path]) -> list[Mapping[str, Any]]:
+              visiting: set[Path], thread: str | None) -> list[Mapping[str, Any]]:
     if not any(r.get("type") == "rollout_reference" for r in records):
         return records
     out: list[Mapping[str, Any]] = []
@@ -139,7 +135,7 @@ def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int,
         if found is None or found in visiting or depth >= MAX_DEPTH:
             missing.append(Path(name).name or "a rollout without a path")
             continue
-        items = _expanded(_read(found), found, depth + 1, missing, visiting | {found})
+        items = _expanded(_read(found, thread), found, depth + 1, missing, visiting | {found}, thread)
         out.extend(_before_user_message(items, payload.get("nth_user_message")))
     return out
 
@@ -156,7 +152,11 @@ def _find(name: str, source: Path | None) -> Path | None:
     return None
 
 
-def _read(path: Path) -> list[Mapping[str, Any]]:
+def _read(path: Path, thread: str | None) -> list[Mapping[str, Any]]:
+    """A referenced rollout's lines but its metadata and the usage records of another thread: a fork
+    carries "model context, not the parent's cumulative usage state" (Codex's fork filter), and the
+    inherited replies keep the usage of their token_count events; an earlier segment of this thread
+    keeps its records."""
     records: list[Mapping[str, Any]] = []
     try:
         with path.open(encoding="utf-8", errors="replace") as f:
@@ -165,11 +165,18 @@ def _read(path: Path) -> list[Mapping[str, Any]]:
                     record = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(record, Mapping) and record.get("type") not in _NOT_INHERITED:
+                if isinstance(record, Mapping) and record.get("type") != "session_meta" and not (
+                        record.get("type") == "token_usage_record" and _thread_of(record) != thread):
                     records.append(record)
     except OSError:
         return []
     return records
+
+
+def _thread_of(record: Mapping[str, Any]) -> str | None:
+    payload = record.get("payload")
+    value = payload.get("thread_id") if isinstance(payload, Mapping) else None
+    return None if value is None else str(value)
 
 
 def _before_user_message(items: list[Mapping[str, Any]], nth: Any) -> list[Mapping[str, Any]]:
