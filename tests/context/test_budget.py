@@ -15,9 +15,11 @@ from pydantic_ai.messages import BinaryContent, ModelRequest, ToolReturnPart, re
 from compact_agent.config import Settings
 from compact_agent.context.layers import spills as spills_mod
 from compact_agent.context.layers.budget import ToolResultBudget
+from compact_agent.context.layers.order import default_layers
 from compact_agent.context.layers.previews import OWN_TOOLS, build_preview, spill_name
 from compact_agent.context.plumbing import tokens
 from tests.context.strategies import Conv, big_text, budget_for, dump
+from tests.context.test_default_layers_store import FolderStore
 from tests.preview_offsets import assert_reads_on_after_the_head
 
 
@@ -34,6 +36,18 @@ def with_our_tools(layer: ToolResultBudget) -> ToolResultBudget:
 
 def run(layer: ToolResultBudget, messages: list):
     return layer.apply(messages, budget_for(messages, Conv().t))
+
+
+def test_default_layers_builds_the_budget_with_the_tools_its_previews_name(tmp_path: Path) -> None:
+    """The replay's requests list no tools: `default_layers(preview_tools=)` gives them to L1 as it
+    is built, where the replay set the field after (replay/ours.py); given none, a preview names none."""
+    conv = Conv().user("show me the log").call("bash", {"command": "cat log"}, big_text("log", 60_000)).say("ok")
+    previews = []
+    for given in (OWN_TOOLS, None):
+        layers = default_layers(Settings().compaction(), FolderStore(tmp_path / str(bool(given))), preview_tools=given)
+        [layer] = [la for la in layers if isinstance(la, ToolResultBudget)]
+        previews.append(str(returns(run(layer, conv.messages).messages)["call_1"].content))
+    assert "read_file(" in previews[0] and "read_file(" not in previews[1], previews
 
 
 def test_big_result_is_spilled_privately_and_previewed(tmp_path: Path) -> None:

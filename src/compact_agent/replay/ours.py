@@ -49,7 +49,6 @@ from pydantic_ai.usage import RequestUsage
 from ..config import GivenOnly, Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compaction.cuts import join
-from ..context.layers.budget import ToolResultBudget
 from ..context.layers.previews import OWN_TOOLS
 from ..context.plumbing.markers import WHOLE
 from ..context.wiring import Internals, SummaryInputs
@@ -199,16 +198,14 @@ class Ours:
         self.cm = ContextManager.wired(
             Internals(limits=limits, summarizer=self._summarizer,
                       compactor=Compactor(limits, restorer, typed=self._typed(sim)),
-                      layers=default_layers(self.settings.compaction(), self.store), event_sink=self._on_event,
+                      # The live agent's requests list its tools, and a spilled result's preview names
+                      # those it can read the rest with (lifecycle.agent_tools): the replay's list none.
+                      layers=default_layers(self.settings.compaction(), self.store, preview_tools=OWN_TOOLS),
+                      event_sink=self._on_event,
                       provider=sim.provider, cache_ttl_s=sim.cache_ttl_s, clock=self._now,
                       keep_system_prompts=False),
             settings=self.settings.compaction(), store=self.store, max_output=sim.max_output,
             prices=prices_of(sim.prices or PRICING.get(sim.provider, PRICING["deepseek"])))
-        # The live agent's requests list its tools, and a spilled result's preview names those it can
-        # read the rest with (lifecycle.agent_tools): the replay's requests list none, so it is told.
-        for layer in self.cm.layers or ():
-            if isinstance(layer, ToolResultBudget):
-                layer.tools = OWN_TOOLS
         # The live agent measures its system prompt and tool schemas; here they are the fitted overhead.
         self.cm.overhead = round(sim.tm.overhead / sim.tm.ratio) if sim.tm.ratio else sim.tm.overhead
         self._history: list[ModelMessage] = []

@@ -49,7 +49,7 @@ class ToolResultBudget(SpillFiles):
 
     name = LAYER
 
-    def __init__(self, settings: Settings, spill_dir: Path | None) -> None:
+    def __init__(self, settings: Settings, spill_dir: Path | None, tools: Tools | None = None) -> None:
         self.settings = settings
         super().__init__(spill_dir)
         self.seen: set[str] = set()
@@ -58,8 +58,9 @@ class ToolResultBudget(SpillFiles):
         self.args_cut: dict[str, dict[str, Any]] = {}  # call id -> the arguments as shown
         self.args_kept: set[str] = set()  # call ids judged small enough
         # The agent's tools as the latest request listed them (lifecycle.agent_tools): a preview's
-        # note names only these. Unknown (a history compacted before any run), it names none.
-        self.tools: Tools = {}
+        # note names only these. Unknown (a history compacted before any run), it names those given
+        # (`tools`: the replay's, whose requests list none), or none.
+        self.tools: Tools = tools if tools is not None else {}
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:

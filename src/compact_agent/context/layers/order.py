@@ -16,6 +16,7 @@ from ..plumbing.stores import HistoryStore, SideFiles
 from .budget import ToolResultBudget
 from .collapse import ContextCollapse
 from .microcompact import COMPACTABLE, Microcompact
+from .previews import Tools
 from .snip import Snip
 
 if TYPE_CHECKING:  # the protocol the layers follow; wiring.py imports what builds on them
@@ -23,13 +24,16 @@ if TYPE_CHECKING:  # the protocol the layers follow; wiring.py imports what buil
 
 
 def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = None, *,
-                   server_side_clearing: bool = False, compactable: Iterable[str] | None = None) -> list[Layer]:
+                   server_side_clearing: bool = False, compactable: Iterable[str] | None = None,
+                   preview_tools: Tools | None = None) -> list[Layer]:
     """The four view layers in order. `store`: where L1 spills and L4 logs, when it offers side
     files (`SideFiles`); any other store, or None, keeps both in memory (a long result is sent as its
     preview, unspilled), as the manager's own layers do with it. `server_side_clearing`: the provider
     clears old tool results itself (Anthropic's context management), so microcompact must not also
     clear them locally. `compactable`: the tools whose old results microcompact may clear (default:
-    the coding tools), plus `settings.compactable_tools`."""
+    the coding tools), plus `settings.compactable_tools`. `preview_tools`: the tools (name -> their
+    parameters) a spilled result's preview may tell the model to read the rest with, until a request
+    lists the agent's own (`lifecycle.agent_tools`; default: none, for requests that always list them)."""
     if isinstance(store, type) or not (store is None or isinstance(store, HistoryStore | SideFiles)):
         raise TypeError("default_layers: store must be a store (a HistoryStore, or one with side_dir() to spill "
                         f"long tool results: SideFiles) or None, not {kind(store)}")
@@ -37,7 +41,7 @@ def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = 
     tools = frozenset(compactable if compactable is not None else COMPACTABLE) | frozenset(settings.compactable_tools)
     spill = files.side_dir("tool-results") if files is not None else None
     log = files.side_dir("collapse") / "commits.jsonl" if files is not None else None
-    layers: list[Layer] = [ToolResultBudget(settings, spill), Snip(),
+    layers: list[Layer] = [ToolResultBudget(settings, spill, preview_tools), Snip(),
                            Microcompact(settings, tools, server_side=server_side_clearing)]
     if settings.collapse_enabled:
         layers.append(ContextCollapse(settings, log))  # its numbers are the settings' own
