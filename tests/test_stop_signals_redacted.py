@@ -14,7 +14,7 @@ KEY = "sk-test-5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b"
 
 
 def test_the_result_object_of_a_terminated_run_holds_no_key(monkeypatch, capfd) -> None:
-    for name, empty in (("_secrets", set()), ("_forms", set()), ("_spread", []), ("_bodies", set()),
+    for name, empty in (("registered_keys", set()), ("key_forms", set()), ("_spread", []), ("_bodies", set()),
                         ("_pieces", None)):
         monkeypatch.setattr(secrets, name, empty)  # registered for this test only
     secrets.register(KEY)

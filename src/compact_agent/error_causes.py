@@ -13,9 +13,9 @@ import re
 
 def chain(e: BaseException) -> list[BaseException]:
     """`e` and the errors under it (imported late: --version and --help load no agent code)."""
-    from .agent.run.retry import _chain
+    from .agent.run.retry import error_chain
 
-    return list(_chain(e))
+    return error_chain(e)
 
 
 def retry_after(e: BaseException) -> float | None:

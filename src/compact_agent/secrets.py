@@ -20,11 +20,11 @@ from .context.plumbing.secrets import (
     MIN_LEN,
     REDACTED,
     StreamRedactor,
-    _forms,
-    _secrets,
+    key_forms,
     redact,
     redact_bytes,
     register,
+    registered_keys,
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "URL_VARS", "StreamRedactor", "redact", "redact_bytes", "register",
@@ -121,7 +121,7 @@ def scrubbed_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     value: `AUTH="Bearer sk-…"`, a URL with the password in it), nor a server's address (`URL_VARS`)
     with a secret in it, one too short to be registered included."""
     return {k: v for k, v in environ.items() if k not in KEY_VARS and not (k in URL_VARS and _url_secrets(v))
-            and not any(s in v for s in _secrets)}  # a server address's password, however short
+            and not any(s in v for s in registered_keys)}  # a server address's password, however short
 
 
 _SEAL = b"\x00compact-agent-key:"
@@ -140,11 +140,11 @@ _sealed: tuple[frozenset[str], list[bytes]] = (frozenset(), [])  # the forms bel
 
 
 def _sealed_forms() -> list[bytes]:
-    """Every registered key as a file may hold it — as it is, reversed or base64-encoded (`_forms`,
+    """Every registered key as a file may hold it — as it is, reversed or base64-encoded (`key_forms`,
     as redaction knows them), in UTF-8, UTF-16 or UTF-32 — longest first. Made again only when
     the keys registered change: every file version a write checkpoints is sealed."""
     global _sealed
-    texts = frozenset((*_secrets, *_forms))
+    texts = frozenset((*registered_keys, *key_forms))
     if texts != _sealed[0]:
         found = {text.encode(enc, "surrogateescape" if enc == "utf-8" else "surrogatepass")
                  for text in texts for enc in _ENCODINGS}
@@ -202,7 +202,7 @@ def hide_from_children() -> None:
         libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
     except (OSError, AttributeError):
         pass
-    if not _secrets:
+    if not registered_keys:
         return
     try:
         with open("/proc/self/stat", "rb") as f:
@@ -215,7 +215,7 @@ def hide_from_children() -> None:
         if not 0 < start < end or end - start > 1 << 24:
             continue
         block = ctypes.string_at(start, end - start)
-        for secret in _secrets:
+        for secret in registered_keys:
             raw = secret.encode("utf-8", "surrogateescape")
             at = block.find(raw)
             while at >= 0:

@@ -25,10 +25,10 @@ def check_together(settings: Settings, sources: dict[str, str], files: dict[str,
     line naming both settings as a file writes them and where each came from; every pair, not the
     first alone. The pairs are the pipeline's own (`context.plumbing.settings`), so a pair it adds is
     checked here too; whatever else it refuses is said without its class name."""
-    from .context.plumbing.settings import _ORDER
+    from .context.plumbing.settings import ORDERINGS
 
     problems = []
-    for below, above, applies in _ORDER:
+    for below, above, applies in ORDERINGS:
         low, high = getattr(settings, below), getattr(settings, above)
         if low > high and applies(settings):  # type: ignore[arg-type]  # reads the fields both share
             first, second = (origin(sources[key], files) for key in (below, above))

@@ -111,7 +111,7 @@ def test_a_prompt_quoting_the_api_key_is_saved_and_shown_redacted(tmp_path: Path
         assert key not in index.read_text() and index.read_text().count(REDACTED) == 2
         assert [c.prompt for c in Checkpoints(store).load().list()][-1] == cp.prompt
     finally:
-        registry._secrets.discard(key)
+        registry.registered_keys.discard(key)
 
 
 def test_a_retried_turn_goes_on_in_the_checkpoint_of_its_failed_attempt(tmp_path: Path) -> None:

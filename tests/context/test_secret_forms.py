@@ -15,7 +15,7 @@ KEY = "sk-forms-0123456789abcdefABCDEF"
 
 
 def _forget(key: str, body: str) -> None:
-    registry._secrets.discard(key)
+    registry.registered_keys.discard(key)
     registry._bodies.discard(body.lower())
     registry._compile_pieces()
 
@@ -24,7 +24,7 @@ def _forget(key: str, body: str) -> None:
 def _registered():
     register(KEY)
     yield
-    registry._secrets.discard(KEY)
+    registry.registered_keys.discard(KEY)
 
 
 @pytest.mark.parametrize("prefix", ["", "x", "xy", "OPENAI_API_KEY=", "K=\n"])

@@ -307,7 +307,7 @@ async def test_a_key_in_a_tool_call_is_not_shown_on_its_tool_line(tmp_path, monk
     from compact_agent.context.plumbing import secrets
 
     key = "sk-tool-line-0123456789abcdef"
-    for name, empty in (("_secrets", set()), ("_forms", set()), ("_spread", [])):
+    for name, empty in (("registered_keys", set()), ("key_forms", set()), ("_spread", [])):
         monkeypatch.setattr(secrets, name, empty)  # registered for this test only
     secrets.register(key)
 
@@ -371,7 +371,7 @@ def test_output_past_the_cap_is_said_to_be_cut_not_all_sent() -> None:
 def only_this_key(monkeypatch, key: str) -> None:
     from compact_agent.context.plumbing import secrets
 
-    for name, empty in (("_secrets", set()), ("_forms", set()), ("_spread", [])):
+    for name, empty in (("registered_keys", set()), ("key_forms", set()), ("_spread", [])):
         monkeypatch.setattr(secrets, name, empty)  # registered for this test only
     secrets.register(key)
 

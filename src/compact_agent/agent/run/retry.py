@@ -42,7 +42,8 @@ from pydantic_ai.tools import RunContext
 from ...session.store import utf8_safe
 
 
-def _chain(error: BaseException) -> list[BaseException]:
+def error_chain(error: BaseException) -> list[BaseException]:
+    """`error` and the errors under it (`__cause__`, else `__context__`), outermost first, each once."""
     out: list[BaseException] = []
     seen: set[int] = set()
     e: BaseException | None = error
@@ -54,14 +55,14 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 
 def is_timeout(error: BaseException) -> bool:
-    return any("Timeout" in type(e).__name__ or isinstance(e, TimeoutError) for e in _chain(error))
+    return any("Timeout" in type(e).__name__ or isinstance(e, TimeoutError) for e in error_chain(error))
 
 
 def is_transient(error: BaseException) -> bool:
     """A failure worth one more try that the SDK did not already retry: a malformed reply body."""
     if isinstance(error, ModelHTTPError) or is_timeout(error):
         return False
-    return isinstance(error, ModelAPIError) and any(isinstance(e, json.JSONDecodeError) for e in _chain(error))
+    return isinstance(error, ModelAPIError) and any(isinstance(e, json.JSONDecodeError) for e in error_chain(error))
 
 
 @dataclass

@@ -37,8 +37,8 @@ _GAP = r"[\s\x00-\x08\x0e-\x1f\x7f]*"
 #: as Python prints bytes) that is still seen through.
 _SEP = 12
 
-_secrets: set[str] = set()  # the keys as given
-_forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
+registered_keys: set[str] = set()  # the keys as given
+key_forms: set[str] = set()  # their literal transforms (reversed, base64 fragments)
 _spread: list[re.Pattern[str]] = []  # a key with whitespace (`_GAP`), or one same separator, between its characters
 _bodies: set[str] = set()  # their random parts, long enough to be cut into pieces
 _pieces: re.Pattern[str] | None = None  # any FRAGMENT characters of one of them
@@ -46,9 +46,9 @@ _pieces: re.Pattern[str] | None = None  # any FRAGMENT characters of one of them
 
 def register(value: str | None) -> None:
     """Treat `value` as a secret from now on (the key a model was built with)."""
-    if not value or len(value) < MIN_LEN or value in _secrets:
+    if not value or len(value) < MIN_LEN or value in registered_keys:
         return
-    _secrets.add(value)
+    registered_keys.add(value)
     forms = [value[::-1]]
     raw = value.encode("utf-8", "surrogateescape")
     for pad in range(3):
@@ -56,7 +56,7 @@ def register(value: str | None) -> None:
         start, end = -(-pad * 8 // 6), (pad + len(raw)) * 8 // 6  # characters made of key bits only
         if end - start >= MIN_LEN:
             forms.append(enc[start:end])
-    _forms.update(forms)
+    key_forms.update(forms)
     # `base64` wraps its lines, `fold` cuts them: every form may come with whitespace inside; a file
     # in UTF-16 or UTF-32 (a `.env` Windows PowerShell wrote), printed by `cat`, puts NULs there, and
     # as `cat -A` or a program printing its bytes shows them, the same few characters (`^@`, `\x00`)
@@ -132,9 +132,9 @@ def redact(text: str) -> str:
     """`text` with every registered secret (and its transforms) replaced, and the password of every
     address in it (`hide_url_password`)."""
     text = hide_url_password(text)
-    if not _secrets:
+    if not registered_keys:
         return text
-    for s in (*_secrets, *_forms):
+    for s in (*registered_keys, *key_forms):
         if s in text:
             text = text.replace(s, REDACTED)
     for pattern in _spread:
@@ -156,12 +156,12 @@ class StreamRedactor:
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
-        if not _secrets:
+        if not registered_keys:
             self._held = ""
             return text
         # The longest form of a key, spread by whitespace as `fold` or `sed 's/./& /g'` would (each
         # character followed by one), is what a piece's end may still be the beginning of.
-        cut = len(text) - 2 * max(map(len, (*_secrets, *_forms)))
+        cut = len(text) - 2 * max(map(len, (*registered_keys, *key_forms)))
         if cut <= 0:
             self._held = text
             return ""
@@ -181,6 +181,6 @@ class StreamRedactor:
 
 
 def redact_bytes(data: bytes) -> bytes:
-    if not _secrets and (b"://" not in data or b"@" not in data):
+    if not registered_keys and (b"://" not in data or b"@" not in data):
         return data
     return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")

@@ -127,7 +127,7 @@ class CompactionSettings:
             if not math.isfinite(value) or value < low or (high is not None and value > high) or (
                     f.name in _ABOVE_ZERO and value == 0):
                 raise ValueError(f"CompactionSettings.{f.name} must be {what}, not {value!r}")
-        for below, above, applies in _ORDER:
+        for below, above, applies in ORDERINGS:
             if applies(self) and getattr(self, below) > getattr(self, above):
                 raise ValueError(f"CompactionSettings.{below} ({getattr(self, below)!r}) must be at most "
                                  f"{above} ({getattr(self, above)!r}): lower the first or raise the second")
@@ -186,7 +186,7 @@ def _collapses(s: CompactionSettings) -> bool:
 #: values each in range were accepted and made a layer dead or inverted (a collapse that commits
 #: above the point where it stops holding off compaction, a commit "down" to a target above where
 #: it starts, session notes that must keep more than they may).
-_ORDER: tuple[tuple[str, str, Callable[[CompactionSettings], bool]], ...] = (
+ORDERINGS: tuple[tuple[str, str, Callable[[CompactionSettings], bool]], ...] = (
     # a blocking fraction of 0: collapse never holds off compaction, so any commit point goes
     ("collapse_commit_fraction", "collapse_blocking_fraction", lambda s: _collapses(s) and s.collapse_blocking_fraction > 0),
     ("collapse_target_fraction", "collapse_commit_fraction", _collapses),
