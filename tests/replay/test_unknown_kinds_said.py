@@ -16,15 +16,15 @@ from .test_importer_traps import cc_assistant, cc_user, cx, write_jsonl
 NEWER = [cx("response_item", {"type": "image_generation_call", "id": "ig1", "status": "completed"}),
          cx("response_item", {"type": "additional_tools", "tools": []}),
          cx("response_item", {"type": "image_generation_call", "id": "ig2", "status": "completed"}),
-         cx("token_usage_record", {"input_tokens": 90})]
+         cx("thread_forecast", {"input_tokens": 90})]  # a kind no release writes yet
 
 
 def test_a_rollouts_entries_of_unknown_kinds_are_named_with_their_counts(tmp_path: Path) -> None:
     transcript = load_transcript(write_jsonl(tmp_path / "rollout-2026-08-01T10-00-00-s.jsonl", [*HEAD, *FIRST, *NEWER]))
-    assert transcript.unknown_kinds == {"image_generation_call": 2, "additional_tools": 1, "token_usage_record": 1}
+    assert transcript.unknown_kinds == {"image_generation_call": 2, "additional_tools": 1, "thread_forecast": 1}
     assert transcript.skipped == 4
     assert transcript.warnings[-1] == ("skipped 4 entries of kinds the analyzer does not know (image_generation_call 2, "
-                                       "additional_tools 1, token_usage_record 1): what they held, if the model saw it, "
+                                       "additional_tools 1, thread_forecast 1): what they held, if the model saw it, "
                                        "is missing from the replay")
 
 
@@ -41,5 +41,5 @@ def test_json_counts_them_per_transcript(tmp_path: Path) -> None:
     out = cli("rollout-2026-08-01T10-00-00-s.jsonl", "--json", "--strategy", "none", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     [transcript] = json.loads(out.stdout)["transcripts"]
-    assert transcript["unknown_kinds"] == {"image_generation_call": 2, "additional_tools": 1, "token_usage_record": 1}
+    assert transcript["unknown_kinds"] == {"image_generation_call": 2, "additional_tools": 1, "thread_forecast": 1}
     assert any(w.startswith("skipped 4 entries of kinds the analyzer does not know") for w in transcript["warnings"])
