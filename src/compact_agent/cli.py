@@ -326,7 +326,7 @@ def sessions_command(
              short_help="Replay transcripts through our pipeline and its rivals: size, cost, recall.")
 def analyze_command(
     ctx: typer.Context,
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", readable=False, help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or Roo Code tasks, Gemini CLI chats, compact-agent sessions.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", readable=False, help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or Roo Code tasks, Cline SDK sessions, Gemini CLI chats, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", parser=tokens(2048), show_default=False, help="Context window to replay at (tokens: 64000 or 64k; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="(repeatable; default all).")] = None,
     pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",

@@ -176,9 +176,9 @@ def test_a_custom_commands_prompt_is_the_harnesss_and_not_typed(tmp_path: Path) 
 
 def test_the_formats_named_when_nothing_is_read_include_the_new_ones(tmp_path: Path) -> None:
     for line in (nothing_found([]), nothing_found([f"skipped {tmp_path}: not a transcript"])):
-        assert "Cline or Roo Code tasks, Gemini CLI chats" in line
+        assert "Cline or Roo Code tasks, Cline SDK sessions, Gemini CLI chats" in line
     (tmp_path / "x.json").write_text('{"a": 1}')
-    with pytest.raises(TranscriptError, match="a Cline or Roo Code task or a Gemini CLI chat"):
+    with pytest.raises(TranscriptError, match="a Cline or Roo Code task, a Cline SDK session or a Gemini CLI chat"):
         load_transcript(tmp_path / "x.json")
 
 

@@ -296,7 +296,7 @@ def _sniff(path: Path) -> _Sniffed:
                               "the analyzer reads whole: not read")
     raise TranscriptError(
         f"{path}: unknown transcript format (expected Claude Code or Codex JSONL, mini-swe-agent,"
-        " SWE-agent, OpenAI or Anthropic chat JSON, a Cline or Roo Code task or a Gemini CLI chat)"
+        " SWE-agent, OpenAI or Anthropic chat JSON, a Cline or Roo Code task, a Cline SDK session or a Gemini CLI chat)"
     )
 
 

@@ -100,7 +100,7 @@ def nothing_found(skipped: Sequence[str], more_paths: int | None = None) -> str:
     skipped (`more_paths`; by default one a note). Counting the notes said "(and 1 more skipped)"
     for forty compaction archives, which have one note."""
     known = ("Claude Code or Codex JSONL, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or "
-             "Roo Code tasks, Gemini CLI chats or compact-agent sessions")
+             "Roo Code tasks, Cline SDK sessions, Gemini CLI chats or compact-agent sessions")
     if not skipped:
         return f"no transcripts found ({known})"
     more_paths = len(skipped) - 1 if more_paths is None else more_paths
