@@ -35,7 +35,8 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
             with held():
                 saved_in, problem = save_early(opts, query)
                 prompt_saved(saved_in is not None and saved_in.entry_id is not None,
-                             saved_in.session_id if saved_in is not None else None)
+                             saved_in.session_id if saved_in is not None else None,
+                             saved_in is not None and not opened_by_c(opts, saved_in.session_id))
             if problem is not None:
                 sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
         from .ui.print_mode import run_print
@@ -44,3 +45,12 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
     except KeyboardInterrupt:
         code = interrupted()
     return code
+
+
+def opened_by_c(opts: SessionOptions, session_id: str) -> bool:
+    """Whether `-c` opens session `session_id` (a new one the model has not answered in is passed
+    over while an older one it answered in is there): what a failure says goes on with it."""
+    from .agent.run.options import session_root
+    from .session.answered import continued_id
+
+    return continued_id(session_root(opts.cwd.resolve(), opts.home)) == session_id

@@ -27,6 +27,7 @@ from .session import remembered
 
 if TYPE_CHECKING:
     from .agent.run.options import SessionOptions
+    from .session.answered import Continued
 
 #: Each option that is also a setting, by the setting's name.
 SETTING = {"model": "model", "base_url": "base_url", "context_window": "context_window",
@@ -269,21 +270,21 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     from .agent.run.options import SessionOptions, resolve_session_id, session_root
     from .cli_help import fail
     from .error_text import first_line
+    from .session.answered import continued
     from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
     from .session.not_a_session import newest_session, refusal
+    from .ui.visible import visible
 
     root = session_root(work)
     if continue_:
         found = list_sessions(root)
         if not found:
             raise fail(f"no earlier session in {work} to continue; start one without --continue")
-        newest, strays = newest_session(found)
-        if newest is not None:
-            if strays:
-                sys.stderr.write(f"compact-agent: note: continuing session {newest.stem}; passed over {strays} "
-                                 f"newer {'file that is' if strays == 1 else 'files that are'} not a session "
-                                 "(compact-agent sessions lists them)\n")
-            return newest
+        chosen = continued(found)
+        if chosen.path is not None:
+            if (note := continued_note(root, chosen)) is not None:  # before anything that can fail: a key
+                sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
+            return chosen.path
         raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
     if resume == "" and newest_session(list_sessions(root))[0] is None:  # nothing to list: as -c, not a new session
         raise fail(f"no earlier session in {work} to resume; start one without --resume")
@@ -294,6 +295,37 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     except FileNotFoundError as e:
         raise fail(first_line(e), 2) from None
     return root / f"{session_id}.jsonl"
+
+
+def continued_note(root: Path, chosen: Continued) -> str | None:
+    """What `-c` says of the newer files it passed over to open `chosen.path`: sessions the model
+    never answered in (each named by its first prompt as the sessions list names it, with the
+    `-r ID` that goes on there), files that are no session. None when it opened the newest."""
+    if not chosen.passed and not chosen.strays:
+        return None
+    assert chosen.path is not None
+    said = f"continuing session {chosen.path.stem}"
+    strays = (f"{chosen.strays} newer {'file that is' if chosen.strays == 1 else 'files that are'} not a session "
+              "(compact-agent sessions lists them)") if chosen.strays else ""
+    if not chosen.passed:
+        return f"{said}; passed over {strays}"
+    from .session.listing import scan
+    from .session.typed import first_as_typed
+
+    def named(path: Path) -> str:
+        return f"{path.stem} ({_gist(first_as_typed(root, path.stem, scan(path).prompt))})"
+
+    newest, n = chosen.passed[0], len(chosen.passed)
+    passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else
+              f"{n} newer sessions it never answered (compact-agent sessions lists them), the newest {named(newest)}")
+    return (f"continuing session {named(chosen.path)}, the newest one the model answered in; passed over {passed}: "
+            f"compact-agent -r {newest.stem} goes on there" + (f"; and {strays}" if strays else ""))
+
+
+def _gist(prompt: str, most: int = 40) -> str:
+    """A prompt in a line's parentheses: on one line, at most `most` characters."""
+    words = " ".join(prompt.split())
+    return (words if len(words) <= most else words[:most - 1].rstrip() + "…") or "no prompt"
 
 
 def as_remembered(settled: SessionSettings) -> SessionSettings:

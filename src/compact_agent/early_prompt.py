@@ -5,8 +5,9 @@ SessionStart hooks: seconds in which a Ctrl-C or a SIGTERM lost the `-p` query (
 read from stdin), while the REPL saves a typed line the moment Enter is pressed. So print mode
 saves its prompt the same way (`session/journal.py`, `save_prompt_early`): in the session it will
 open, as a `prompt` entry the turn's request then names. A run that ends before sending it — killed,
-interrupted, unable to reach the model — leaves it there, and `-c` shows it as the REPL's
-early-saved message is shown: typed, unanswered. Only a run refused as bad usage when the session
+interrupted, unable to reach the model — leaves it there, and `-c` (or `-r ID`, for a new session
+`-c` passes over: session/answered.py) shows it as the REPL's early-saved message is shown: typed,
+unanswered. Only a run refused as bad usage when the session
 opens (a window too small for the tools) takes it back, as every other refused command line saves
 nothing: a session it made goes, an earlier one is left with the history it had.
 

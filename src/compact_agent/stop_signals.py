@@ -62,6 +62,13 @@ from .agent.tools import shell_groups, temp_files
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
 
+
+def continues(session_id: str | None = None) -> str:
+    """CONTINUES; for session `session_id`, one `-c` does not open (a session the model has not
+    answered in, while an older one it answered in is there: session/answered.py), the `-r ID`
+    that does."""
+    return CONTINUES if session_id is None else CONTINUES.replace("-c -p", f"-r {session_id} -p")
+
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 #: The exit status of a print-mode run stopped by Ctrl-C (`interrupted`): 128 + SIGINT.
@@ -84,6 +91,7 @@ class _State:
     pending: int | None = None  # the signal that came meanwhile
     json_result: bool = False  # stdout ends with a result object (json, stream-json)
     session_id: str | None = None  # the session the prompt is saved in
+    by_id: bool = False  # `-c` does not open that session: the line names `-r ID`
     fields: Callable[[], dict[str, Any]] | None = None  # what print mode adds to the result object
     result_written: bool = False  # the run wrote its own result: none is added
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
@@ -136,11 +144,12 @@ def _exiting() -> None:
             signal.setitimer(signal.ITIMER_REAL, EXIT_WATCHDOG_S)
 
 
-def prompt_saved(saved: bool, session_id: str | None = None) -> None:
-    """Whether the run's prompt is in its session (what the line says of it), and which session."""
+def prompt_saved(saved: bool, session_id: str | None = None, by_id: bool = False) -> None:
+    """Whether the run's prompt is in its session (what the line says of it), and which session;
+    `by_id`: `-c` does not open it, so the line names it (`continues`)."""
     _state.saved = saved
     if saved:
-        _state.session_id = session_id
+        _state.session_id, _state.by_id = session_id, by_id
 
 
 def reporting(fields: Callable[[], dict[str, Any]]) -> None:
@@ -303,7 +312,7 @@ def _end(signum: int) -> None:
 def _say(what: str, name: str, subtype: str) -> None:
     """The one line on stderr (and with json output the result object first): what ended the run
     and, once its prompt is saved, how its session goes on."""
-    tail = CONTINUES if _state.saved else None
+    tail = continues(_state.session_id if _state.by_id else None) if _state.saved else None
     if _state.continues is not None:
         with contextlib.suppress(Exception):  # what cannot be told is left out: the line still goes
             tail = _state.continues()

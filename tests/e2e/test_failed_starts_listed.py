@@ -40,7 +40,8 @@ def test_retries_of_a_failed_start_take_one_line_and_none_is_lost(cli):
             assert cli("-p", "hi", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
         assert rows(cli) == ["1 message hi (unanswered, tried 3 times)", "2 messages earlier work"]
         assert rows(cli, "--all") == ["1 message hi (unanswered)"] * 3 + ["2 messages earlier work"]
-        again = cli("-c", "-p", "go on", *fake(server))  # the newest one is the retry
+        newest = cli("sessions").stdout.split()[0]
+        again = cli("-r", newest, "-p", "go on", *fake(server))  # the one the listing names sends it again
         assert again.code == 0, again.stderr
         assert [m["content"] for m in user_messages(server.requests[-1])] == ["hi", "go on"]
     assert rows(cli) == ["3 messages hi", "1 message hi (unanswered, tried 2 times)", "2 messages earlier work"]
@@ -58,9 +59,9 @@ async def test_the_resume_command_lists_them_alike(cli, tmp_path):
     assert len(listed) == 1 and listed[0].endswith("hi  (unanswered, tried 2 times)"), run.out
 
 
-def test_continue_into_a_failed_start_names_the_session_answered_before_it(cli):
+def test_continue_goes_on_with_the_conversation_a_failed_start_interrupted(cli):
     """One mistyped command line (a model the server does not have) left a failed start, and `-c`
-    went on there, with the misspelt model again, and said nothing of the conversation before it."""
+    went on there: the model got the failed prompt and none of the work before it."""
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         assert cli("-p", "my real work", *fake(server)).code == 0
         typo = [a if a != "fake-model" else "fake-modle" for a in fake(server)]
@@ -68,14 +69,47 @@ def test_continue_into_a_failed_start_names_the_session_answered_before_it(cli):
         failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
         again = cli("-c", "-p", "continue my work", *fake(server))
         assert again.code == 0, again.stderr
-        note = [line for line in again.stderr.splitlines() if "has not answered yet" in line]
-        assert note == [f"compact-agent: continuing session {failed} (oops), which the model has not answered yet; "
-                        f"the newest one it answered in is {real} (my real work): compact-agent -r {real} goes "
-                        "on there"]
-        answered = cli("-c", "-p", "and more", *fake(server))  # answered now: nothing to say
-        opened = cli("-r", real, "-p", "back", *fake(server))  # -r opens the one named: nothing to say
-    assert answered.code == 0 and "has not answered yet" not in answered.stderr
-    assert opened.code == 0 and "has not answered yet" not in opened.stderr
+        assert [m["content"] for m in user_messages(server.requests[-1])] == ["my real work", "continue my work"]
+        assert (f"compact-agent: note: continuing session {real} (my real work), the newest one the model answered "
+                f"in; passed over the newer session {failed} (oops), which it never answered: compact-agent -r "
+                f"{failed} goes on there") in again.stderr.splitlines(), again.stderr
+        answered = cli("-c", "-p", "and more", *fake(server))  # the newest now: nothing to say
+        opened = cli("-r", failed, "-p", "back", *fake(server))  # -r opens the one named, and sends its prompt
+        assert [m["content"] for m in user_messages(server.requests[-1])] == ["oops", "back"]
+    assert answered.code == 0 and "passed over" not in answered.stderr
+    assert opened.code == 0 and "passed over" not in opened.stderr
+
+
+def test_continue_says_which_session_it_opens_before_a_start_that_fails(cli):
+    """A start that failed on a missing key, then `-c` failing on it again: the note that names the
+    conversation `-c` goes on with came after the key check, so nothing was said, and once the key
+    was right the model was in the failed start, with none of the earlier conversation."""
+    with FakeOpenAIServer(lambda req: Reply.text(f"{len(user_messages(req))} user messages")) as server:
+        assert cli("-p", "make greet() say hello", *fake(server)).code == 0
+        no_key = cli("-p", "what did you change?", "--model", "deepseek-chat")
+        assert no_key.code == 1 and "DEEPSEEK_API_KEY is not set" in no_key.stderr, no_key.stderr
+        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
+        note = (f"compact-agent: note: continuing session {real} (make greet() say hello), the newest one the model "
+                f"answered in; passed over the newer session {failed} (what did you change?), which it never "
+                f"answered: compact-agent -r {failed} goes on there")
+        res = cli("-c", "-p", "what did you change?", "--model", "deepseek-chat")
+        assert res.code == 1 and res.stderr.splitlines()[0] == note, res.stderr
+        done = cli("-c", "-p", "what did you change?", *fake(server))
+        assert done.code == 0, done.stderr
+        sent = [m["content"] for m in user_messages(server.requests[-1])]
+        assert sent[0] == "make greet() say hello" and sent[-1] == "what did you change?", sent
+
+
+async def test_the_repl_continues_the_conversation_too(cli, tmp_path):
+    from tests.ui.repl_driver import drive
+
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        assert cli("-p", "make greet() say hello", *fake(server)).code == 0
+        assert cli("-p", "what did you change?", "--model", "deepseek-chat").code == 1
+        await drive(tmp_path, lambda req: Reply.text("ok"), ["what did you change?\r"], server=server,
+                    continue_last=True)
+        sent = [m["content"] for m in user_messages(server.requests[-1])]
+    assert sent == ["make greet() say hello", "what did you change?"], sent
 
 
 def test_deleting_a_row_of_retries_says_the_older_tries_it_leaves(cli):
@@ -99,3 +133,20 @@ def test_deleting_a_row_of_retries_says_the_older_tries_it_leaves(cli):
     assert "left 1 older failed start with the same first prompt" in last.stdout and "lists it;" in last.stdout
     alone = cli("sessions", "--delete", cli("sessions").stdout.split()[0])
     assert len(alone.stdout.splitlines()) == 1, alone.stdout  # nothing left behind: no line for it
+
+
+def test_a_failed_start_says_the_resume_that_goes_on_with_it_when_c_would_not(cli):
+    """`the session is saved: compact-agent -c -p ... continues it` after a new session's start failed
+    sent the user, once `-c` passed that session over, to the older conversation."""
+    down = dead_endpoint()
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        first = cli("-p", "endpoint down", "--model", "fake-model", "--base-url", down, "--api-key", "k")
+        assert first.code == 1 and "`compact-agent -c -p ...` continues it" in first.stderr, first.stderr  # none older
+        assert cli("-c", "-p", "answered now", *fake(server)).code == 0
+        assert cli("-p", "my real work", *fake(server)).code == 0
+        res = cli("-p", "endpoint down again", "--model", "fake-model", "--base-url", down, "--api-key", "k")
+        newest = cli("sessions").stdout.split()[0]
+        assert res.code == 1 and f"`compact-agent -r {newest} -p ...` continues it" in res.stderr, res.stderr
+        again = cli("-r", newest, "-p", "go on", *fake(server))
+        assert again.code == 0, again.stderr
+        assert [m["content"] for m in user_messages(server.requests[-1])] == ["endpoint down again", "go on"]

@@ -27,6 +27,16 @@ def test_ctrl_c_during_the_request_says_the_session_is_saved_and_exits_130(cli):
     assert [m["content"] for m in user_messages(server.requests[-1])] == ["remember HERON", "go on"]
 
 
+def test_with_an_answered_session_before_it_the_line_names_the_resume_that_goes_on(cli):
+    """`-c` goes on with the newest session the model answered in (session/answered.py): the
+    line said `-c -p` of a new session `-c` passes over."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        assert cli("-p", "earlier work", *fake(server)).code == 0
+    code, _, err = terminated(cli, signal.SIGINT)
+    newest = cli("sessions").stdout.split()[0]
+    assert code == 130 and err == LINE.replace("-c -p", f"-r {newest} -p"), err
+
+
 def test_continue_after_ctrl_c_during_the_request_says_plainly_the_user_stopped_it(cli):
     """As after Esc or Ctrl-C in the REPL: a note that the user stopped the turn, where `-c` warned
     that the message "got no answer before the last run ended", as after a run that died."""

@@ -71,26 +71,29 @@ def test_a_print_mode_command_is_listed_as_typed(tmp_path: Path) -> None:
 
 
 
-def test_continue_into_a_failed_command_names_it_as_typed(tmp_path: Path) -> None:
-    """`-c` into a failed start said `(Review the code in q.py. Look for…)` of a session the
-    sessions list names `/review q.py`: it names each session as the list does."""
+def test_continue_past_a_failed_command_names_it_as_typed(tmp_path: Path) -> None:
+    """`-c` past a failed start said `(Review the code in r.py. Look for…)` of a session the
+    sessions list names `/review r.py`: it names each session as the list does."""
+    from compact_agent.cli_resume import continued_note
+    from compact_agent.session.answered import continued
+    from compact_agent.session.files import list_sessions
+
     folder = tmp_path / "project" / ".compact-agent" / "commands"
     folder.mkdir(parents=True)
     (folder / "review.md").write_text(TEXT)
     with FakeOpenAIServer(answer) as server:
-        def run(prompt: str, model: str = "fake-model", continue_last: bool = False) -> tuple[int, str]:
+        def run(prompt: str, model: str = "fake-model") -> int:
             opts = SessionOptions(cwd=tmp_path / "project", model=model, base_url=server.base_url, api_key="k",
-                                  home=tmp_path / "home", settings=Settings(memory_enabled=False),
-                                  continue_last=continue_last)
-            err = io.StringIO()
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-                code = asyncio.run(run_print(opts, prompt, typed=prompt))
-            return code, err.getvalue()
+                                  home=tmp_path / "home", settings=Settings(memory_enabled=False))
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                return asyncio.run(run_print(opts, prompt, typed=prompt))
 
-        assert run("/review q.py")[0] == 0  # answered
-        assert run("/review r.py", model="fake-modle")[0] == 1  # a model the server does not have
-        failed, answered = [r.id for r in session_rows(session_root((tmp_path / "project").resolve(), tmp_path / "home"))]
-        code, err = run("go on", continue_last=True)
-    assert code == 0, err
-    assert (f"continuing session {failed} (/review r.py), which the model has not answered yet; the newest one it "
-            f"answered in is {answered} (/review q.py): compact-agent -r {answered} goes on there") in err, err
+        assert run("/review q.py") == 0  # answered
+        assert run("/review r.py", model="fake-modle") == 1  # a model the server does not have
+    root = session_root((tmp_path / "project").resolve(), tmp_path / "home")
+    failed, answered = [r.id for r in session_rows(root)]
+    chosen = continued(list_sessions(root))
+    assert chosen.path is not None and chosen.path.stem == answered
+    assert continued_note(root, chosen) == (
+        f"continuing session {answered} (/review q.py), the newest one the model answered in; passed over the newer "
+        f"session {failed} (/review r.py), which it never answered: compact-agent -r {failed} goes on there")

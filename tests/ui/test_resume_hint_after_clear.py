@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compact_agent.agent.run.options import continued_id
+from compact_agent.session.answered import continued_id
 from tests.fakes.openai_server import Reply
 
 from .repl_driver import drive

@@ -29,7 +29,8 @@ def test_the_settings_the_cli_and_the_repl_module_load_without_pydantic_ai(tmp_p
     code = ("from pathlib import Path\nimport compact_agent.cli, compact_agent.ui.repl\n"
             "from compact_agent.settings_file import load\nload(Path.cwd(), {})\n"
             "from compact_agent.ui.repl_start import Start\nfrom compact_agent.agent.run.options import SessionOptions\n"
-            "Start.of(SessionOptions(cwd=Path.cwd(), model='m', base_url='http://127.0.0.1:9/v1'))")
+            "Start.of(SessionOptions(cwd=Path.cwd(), model='m', base_url='http://127.0.0.1:9/v1'))\n"
+            "from compact_agent.session.answered import continued_id\ncontinued_id(Path.cwd())")  # what -c opens
     assert loaded_after(code, tmp_path) == []
 
 

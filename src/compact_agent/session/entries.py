@@ -6,7 +6,6 @@ Shared by the writer (`store.py`) and the reader (`loading.py`), so both agree o
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,9 +16,10 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
 )
 
+from .answered import from_the_model
 from .journal import FORMAT_VERSION, now_iso, utf8_safe
 
-__all__ = ["FORMAT_VERSION", "Boundary", "Loaded", "now_iso", "utf8_safe"]
+__all__ = ["FORMAT_VERSION", "Boundary", "Loaded", "from_the_model", "now_iso", "utf8_safe"]
 
 
 @dataclass
@@ -84,16 +84,6 @@ class Loaded:
     calls_not_saved: list[str] = field(default_factory=list)
     #: …or at a request a signal ended the run while it was out (last_run.SIGNALLED): the signal's name.
     signalled: str = ""
-
-
-def from_the_model(metadata: Any) -> bool:
-    """Whether a response with `metadata` is the model's reply: ours (a turn closed unanswered, a
-    mentioned file's read) are not, except a reply the stream tore (`cut`), which the model sent."""
-    ours = metadata.get("compact_agent") if isinstance(metadata, dict) else None
-    return not isinstance(ours, dict) or ours.get("synthetic") == "cut"
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def _dump_message(m: ModelMessage) -> Any:

@@ -10,12 +10,16 @@ load would read without building the messages (a listing of sessions counts them
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .. import secrets
-from .entries import _SURROGATE_ESCAPE, utf8_safe
+from .journal import utf8_safe
+
+#: A lone surrogate's escape in a line's bytes (`\ud800`), which UTF-8 cannot hold.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 20

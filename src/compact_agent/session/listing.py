@@ -20,15 +20,14 @@ from typing import TYPE_CHECKING, Any
 from ..context.compaction.summary import MARK, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..shell_message import as_typed_with_output
-from .entries import from_the_model
+from .answered import KEY as KEY  # the key of the boundary note `carried` writes (store.py)
+from .answered import gave_answer, note_of
 from .lines import readable_entries
 from .loading import readable
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-#: The key of the boundary entry's note (`carried`).
-KEY = "listing"
 #: Of a first prompt, the characters kept: a listing shows one line of it (an 18 KB paste is not
 #: copied into every boundary).
 PROMPT_CHARS = 500
@@ -75,8 +74,8 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
     try:
         for entry in readable_entries(path):
             kind = entry.get("kind")
-            out.replied = out.replied or _a_record(entry) or _a_reply(entry)
-            if kind == "boundary" and (note := _note(entry.get("boundary"))) is not None:
+            out.replied = out.replied or gave_answer(entry)
+            if kind == "boundary" and (note := note_of(entry.get("boundary"))) is not None:
                 out.prompt, out.base, out.written = note
                 n, at, early = 0, -1, []
                 continue
@@ -157,43 +156,6 @@ def carried(path: Path, trigger: str, written: int, start_of: Path | None = None
     return {"first_prompt": was.prompt, "messages": max(0, base), "written": written}
 
 
-def _note(boundary: Any) -> tuple[str, int, int] | None:
-    """(first prompt, messages before, messages written) of a boundary's note; None without one
-    (a session compacted before boundaries carried it, or a hand-edited one)."""
-    note = boundary.get(KEY) if isinstance(boundary, dict) else None
-    if not isinstance(note, dict):
-        return None
-    prompt, before, written = note.get("first_prompt"), _count(note.get("messages")), _count(note.get("written"))
-    if not isinstance(prompt, str) or before is None or written is None:
-        return None
-    return prompt, before, written
-
-
-def _count(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-
-def _a_record(entry: dict[str, Any]) -> bool:
-    """Whether `entry` is the boundary of a rewrite that may stand for the model's replies (a
-    compaction's record, what a rewind or an edit left of a conversation). The prompt cut to the
-    server's window before any reply to it (context/refit.py) is not, and its session was listed as
-    answered, unless the file it rewrote was compacted (its note counts messages it no longer holds)."""
-    boundary = entry.get("boundary")
-    if entry.get("kind") != "boundary":
-        return False
-    if not (isinstance(boundary, dict) and boundary.get("trigger") == INPUT_CUT):
-        return True
-    note = _note(boundary)
-    return note is not None and note[1] > note[2]
-
-
-def _a_reply(entry: dict[str, Any]) -> bool:
-    """Whether `entry` saves a reply of the model (not the program's close of a turn)."""
-    message = entry.get("message")
-    return entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response" \
-        and from_the_model(message.get("metadata"))
-
-
 def _first_words(message: dict[str, Any]) -> str:
     """The first thing the user typed in a stored message: its first prompt of theirs, or, in a
     compaction's message (our text), the oldest of the user's messages it carries (of a session
@@ -211,28 +173,4 @@ def _first_words(message: dict[str, Any]) -> str:
         if part["content"].strip():
             return str(part["content"])
     return ""
-
-
-#: Sessions looked at, newest first, for one the model answered in (`answered_before`).
-ANSWERED_LOOKED_AT = 50
-
-
-def answered_before(root: Path, session_id: str) -> tuple[str, str, str] | None:
-    """(the first prompt of `session_id`, the id and first prompt of the newest session of `root`
-    older than it that the model answered in); None when `session_id` itself was answered, or none
-    of the `ANSWERED_LOOKED_AT` sessions before it was. `--continue` opens the newest session, and a
-    failed start (a misspelt model, an endpoint down) is the newest: the conversation it
-    interrupted is that other one."""
-    from .files import list_sessions
-    from .not_a_session import is_not_a_session
-
-    this = scan(root / f"{session_id}.jsonl")
-    if this.replied:
-        return None
-    found = list_sessions(root)
-    at = next((i for i, p in enumerate(found) if p.stem == session_id), -1)
-    for p in found[at + 1:at + 1 + ANSWERED_LOOKED_AT]:
-        if not is_not_a_session(p) and (listed := scan(p)).replied:
-            return this.prompt, p.stem, listed.prompt
-    return None
 

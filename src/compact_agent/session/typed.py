@@ -5,8 +5,8 @@ command, the words typed after a `!cmd` before its output (shell_message.py).
 The custom command is known by the record of sent prompts beside the project's sessions
 (`sent_prompts/<session>.jsonl`, which ui/sent_record.py writes as each prompt is sent): its entries
 and their format are read here, below both the REPL, which lists past prompts by them (/history,
-the resumed view, the sessions list), and the agent, whose note at `--continue` names a session by
-its first prompt (agent/run/start_notes.py). The record is a help: a failure to read it says
+the resumed view, the sessions list), and the command line, whose note at `--continue` names a
+session by its first prompt (cli_resume.py). The record is a help: a failure to read it says
 nothing, and a prompt it does not note is shown as the conversation has it.
 """
 

@@ -13,10 +13,10 @@ from pathlib import Path
 def resume_hint(session_id: str, width: int, root: Path | None = None) -> list[str]:
     """The lines that say how to resume session `session_id`, each within `width` columns where
     its parts allow (a session id longer than the width is still given whole). `-c` is offered
-    only when it opens this session: the newest of those under `root` (options.continued_id).
+    only when it opens this session: the newest the model answered in (session/answered.py).
     After `/clear` and `/resume` back to an earlier session, the one `/clear` started is newer, and
     '(or -c for the newest)' sent the user to it."""
-    from ..agent.run.options import continued_id
+    from ..session.answered import continued_id
 
     said, command = "resume this session with:", f"compact-agent --resume {session_id}"
     newest = "(or -c for the newest)" if root is None or continued_id(root) == session_id else ""

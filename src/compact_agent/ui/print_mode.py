@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai.usage import RunUsage
 
 from .. import retry_notice, secrets, stop_signals
-from ..agent.run.options import SessionOptions
+from ..agent.run.options import SessionOptions, session_root
 from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.server_windows import HOW
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
@@ -35,6 +35,8 @@ from .render import archive_line, compacted_text, failed_line, layer_line
 from .visible import visible
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..agent.accounting.costs import CostReport
     from ..context import CompactionResult
 
@@ -267,9 +269,10 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
             if saved_in is not None:
                 take_back(opts, saved_in)
             return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None, code=2)
-        # Else the prompt stays in its session, unanswered (-c goes on): the JSON result names it.
-        return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None,
-                       session_id=saved_in.session_id if saved_in is not None and saved_in.entry_id else None)
+        # Else the prompt stays in its session, unanswered (-c or -r ID goes on): the JSON result names it.
+        saved = saved_in.session_id if saved_in is not None and saved_in.entry_id else None
+        return _failed(run, describe_error(e, *_hints(session_root(opts.cwd.resolve(), opts.home), saved)), None,
+                       session_id=saved)
     run.session, session.command_file = session, custom is not None  # a command file's words attach inside the fence
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
@@ -335,7 +338,16 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         raise
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"  # an answer not saved is shown all the same
-        return print_unsaved.shown(run, session, e, saved_id(session)) or _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), session, subtype)
+        hints = _hints(session.store.root, saved_id(session))
+        return print_unsaved.shown(run, session, e, saved_id(session)) or _failed(run, describe_error(e, *hints), session, subtype)
+
+
+def _hints(root: Path, session_id: str | None) -> tuple[str, str]:
+    """How a failure says the session its prompt is saved in goes on: `-c`, or `-r ID` where `-c`
+    opens another (session/answered.py)."""
+    from ..session.answered import continued_id
+
+    return print_slash.hints(session_id, session_id is None or continued_id(root) == session_id)
 
 
 def saved_id(s: AgentSession) -> str | None:

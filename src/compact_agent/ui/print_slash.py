@@ -15,7 +15,7 @@ from pydantic_ai.usage import RunUsage
 
 from .. import retry_notice
 from ..models import UsageError
-from ..stop_signals import CONTINUES
+from ..stop_signals import CONTINUES, continues
 from . import print_commands
 
 if TYPE_CHECKING:
@@ -43,6 +43,18 @@ RETRY_HINT = "; " + CONTINUES
 KEPT_HINT = ("; the session is saved with the prompt; sent as it is, it would be refused again: change what the "
              "provider's message names (--model, a setting) and `compact-agent -c -p ...` continues it, or send "
              "another prompt without -c")
+
+
+
+def hints(session_id: str | None, opened_by_c: bool) -> tuple[str, str]:
+    """RETRY_HINT and KEPT_HINT for the session the prompt is saved in; one `-c` does not open (a
+    new session the model has not answered in, while an older one it answered in is there) is named
+    by its `-r ID`."""
+    if session_id is None or opened_by_c:
+        return RETRY_HINT, KEPT_HINT
+    by_id = f"-r {session_id}"
+    return "; " + continues(session_id), KEPT_HINT.replace("-c -p", f"{by_id} -p").replace("without -c", "without -r")
+
 
 JSON_TEXT_WIDTH = 1_000
 """Columns a slash command's output is laid out in for a JSON result: no line of it is cut."""

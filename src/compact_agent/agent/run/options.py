@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from ... import secrets
 from ...config import Settings, home_dir
+from ...session.answered import continued_id
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
-from ...session.not_a_session import is_not_a_session, newest_session, refusal
+from ...session.not_a_session import is_not_a_session, refusal
 from ...settings_file import user_config_path
 from ..integrations.instructions import Instructions, load_instructions
 
@@ -137,16 +138,6 @@ def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     if opts.continue_last and (last := continued_id(root)) is not None:
         return _earlier(root, last)
     return new_session_id(), False
-
-
-def continued_id(root: Path) -> str | None:
-    """The session `-c` opens among those under `root`: the newest written to, passing over files
-    that are no session; None when there is none. What the REPL's goodbye offers `-c` for."""
-    found = list_sessions(root)
-    if not found:
-        return None
-    newest, _ = newest_session(found)
-    return (newest or found[0]).stem
 
 
 def _earlier(root: Path, session_id: str) -> tuple[str, bool]:

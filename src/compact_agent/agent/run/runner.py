@@ -80,7 +80,7 @@ from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .served_models import note_served
 from .side_models import http_limits, session_memory, summary_model
-from .start_notes import buffer_note, continued_note, window_setting
+from .start_notes import buffer_note, window_setting
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
@@ -195,8 +195,6 @@ class AgentSession:
         # larger one, a prompt over it taken whole forgets it (window_proof.py).
         self.window_proof = WindowProof(self)
         self.notices = [line] if (line := server_windows.start_at_remembered(self)) else []
-        if opts.continue_last and exists and (line := continued_note(self)) is not None:
-            self.notices.append(line)
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := buffer_note(self)) is not None:
             self.warnings.append(line)

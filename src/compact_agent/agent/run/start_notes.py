@@ -1,8 +1,7 @@
 """What a session says once as it starts, beyond the load's own warnings: a buffer given that the
-window cannot hold, where the window came from (for the error that says it is too small), and
-`--continue` opening a session the model never answered while an older one it answered in is
-there. Apart from runner.py, which wires the session and calls these once from `__init__`: each
-reads the session's settings and their sources, and none of it is wiring."""
+window cannot hold, and where the window came from (for the error that says it is too small). Apart
+from runner.py, which wires the session and calls these once from `__init__`: each reads the
+session's settings and their sources, and none of it is wiring."""
 
 from __future__ import annotations
 
@@ -48,27 +47,3 @@ def window_setting(session: Starting) -> str:
                                        else "a config file")
     return f"{session.info.name}'s window; give a larger one with --context-window"
 
-
-def continued_note(session: Starting) -> str | None:
-    """What `--continue` says when the newest session, the one it opened, is one the model never
-    answered in and an older one it answered in is there: one mistyped command line (a model
-    the server does not have) took `-c` from the conversation it interrupted, and went on in the
-    failed start, with its options, without a word of the other. Each is named by its first prompt
-    as the sessions list names it: as typed (`/review q.py`, not the command file's text)."""
-    from ...session.listing import answered_before
-    from ...session.typed import first_as_typed
-
-    root = session.store.root
-    found = answered_before(root, session.session_id)
-    if found is None:
-        return None
-    mine, other, prompt = found
-    mine, prompt = first_as_typed(root, session.session_id, mine), first_as_typed(root, other, prompt)
-    return (f"continuing session {session.session_id} ({_gist(mine)}), which the model has not answered yet; the "
-            f"newest one it answered in is {other} ({_gist(prompt)}): compact-agent -r {other} goes on there")
-
-
-def _gist(prompt: str, most: int = 40) -> str:
-    """A prompt in a line's parentheses: on one line, at most `most` characters."""
-    words = " ".join(prompt.split())
-    return (words if len(words) <= most else words[:most - 1].rstrip() + "…") or "no prompt"

@@ -1,0 +1,67 @@
+"""`-c` opens the newest session the model answered in: a newer one whose every request failed
+before an answer is passed over, said in one line, and left as it is (`-r ID` opens it). With none
+answered, `-c` opens the newest, which sends its prompt again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from compact_agent.cli_resume import continued_note
+from compact_agent.context.refit import INPUT_CUT
+from compact_agent.session import answered
+from compact_agent.session.answered import continued
+from compact_agent.session.files import list_sessions
+from compact_agent.session.store import SessionStore
+
+
+def session(root: Path, sid: str, prompt: str, reply: str | None, at: int) -> Path:
+    store = SessionStore(root, sid)
+    store.append([ModelRequest(parts=[UserPromptPart(prompt)])])
+    if reply is not None:
+        store.append([ModelResponse(parts=[TextPart(reply)])])
+    os.utime(store.path, (at, at))
+    return store.path
+
+
+def test_the_trigger_is_spelt_as_the_library_spells_it() -> None:
+    assert answered.INPUT_CUT == INPUT_CUT  # answered.py reads it without loading pydantic-ai
+
+
+def test_unanswered_sessions_are_passed_over_and_named(tmp_path: Path) -> None:
+    work = session(tmp_path, "20261201-0900-aaaaaa", "my real work", "done", 1_000)
+    first = session(tmp_path, "20261201-0901-bbbbbb", "oops", None, 2_000)
+    second = session(tmp_path, "20261201-0902-cccccc", "oops\nagain", None, 3_000)
+    (tmp_path / "20261201-0903-dddddd.jsonl").write_bytes(b"\x00\x01 not ours\n")
+    os.utime(tmp_path / "20261201-0903-dddddd.jsonl", (4_000, 4_000))
+    chosen = continued(list_sessions(tmp_path))
+    assert (chosen.path, chosen.passed, chosen.strays) == (work, [second, first], 1)
+    assert continued_note(tmp_path, chosen) == (
+        "continuing session 20261201-0900-aaaaaa (my real work), the newest one the model answered in; passed over 2 "
+        "newer sessions it never answered (compact-agent sessions lists them), the newest 20261201-0902-cccccc (oops "
+        "again): compact-agent -r 20261201-0902-cccccc goes on there; and 1 newer file that is not a session "
+        "(compact-agent sessions lists them)")
+    assert answered.continued_id(tmp_path) == work.stem
+
+
+def test_with_none_answered_the_newest_is_opened_and_nothing_said(tmp_path: Path) -> None:
+    session(tmp_path, "20261201-0901-bbbbbb", "hi", None, 2_000)
+    newest = session(tmp_path, "20261201-0902-cccccc", "hi", None, 3_000)
+    chosen = continued(list_sessions(tmp_path))
+    assert (chosen.path, chosen.passed, chosen.strays) == (newest, [], 0)
+    assert continued_note(tmp_path, chosen) is None
+
+
+def test_a_compacted_session_counts_as_answered(tmp_path: Path) -> None:
+    """Its replies are in the archive; the summary's boundary stands for them."""
+    store = SessionStore(tmp_path, "20261201-0900-aaaaaa")
+    store.append([ModelRequest(parts=[UserPromptPart("fix the parser")]), ModelResponse(parts=[TextPart("done")])])
+    store.archive()
+    store.rewrite({"trigger": "auto", "strategy": "summary", "tokens_before": 9_000, "tokens_after": 300,
+                   "archive": "", "time": "2026-12-03T13:00:00+00:00"},
+                  [ModelRequest(parts=[UserPromptPart("<summary>the parser was fixed</summary>")])])
+    os.utime(store.path, (1_000, 1_000))
+    session(tmp_path, "20261201-0901-bbbbbb", "oops", None, 2_000)
+    assert continued(list_sessions(tmp_path)).path == store.path
