@@ -309,11 +309,12 @@ def continued_note(root: Path, chosen: Continued) -> str | None:
               "(compact-agent sessions lists them)") if chosen.strays else ""
     if not chosen.passed:
         return f"{said}; passed over {strays}"
+    from .secrets import redact
     from .session.listing import scan
     from .session.typed import first_as_typed
 
-    def named(path: Path) -> str:
-        return f"{path.stem} ({_gist(first_as_typed(root, path.stem, scan(path).prompt))})"
+    def named(path: Path) -> str:  # a prompt saved before its key was known is redacted before the clip
+        return f"{path.stem} ({_gist(redact(first_as_typed(root, path.stem, scan(path).prompt)))})"
 
     newest, n = chosen.passed[0], len(chosen.passed)
     passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else

@@ -65,3 +65,20 @@ def test_a_compacted_session_counts_as_answered(tmp_path: Path) -> None:
     os.utime(store.path, (1_000, 1_000))
     session(tmp_path, "20261201-0901-bbbbbb", "oops", None, 2_000)
     assert continued(list_sessions(tmp_path)).path == store.path
+
+
+def test_a_key_in_a_passed_over_prompt_is_redacted(tmp_path: Path, monkeypatch) -> None:
+    """A failed start for want of a key saved its prompt before the key was known (writers redact only
+    the keys they know); the note quotes that prompt once the key is given, as `sessions` does: redacted."""
+    from compact_agent.context.plumbing import secrets
+
+    key = "sk-live-5e4d3c2b1a0f9e8d7c6b"
+    session(tmp_path, "20261201-0900-aaaaaa", "my real work", "done", 1_000)
+    session(tmp_path, "20261201-0901-bbbbbb", f"{key} is my key", None, 2_000)
+    for name, empty in (("registered_keys", set()), ("key_forms", set()), ("_spread", []), ("_bodies", set()),
+                        ("_pieces", None)):
+        monkeypatch.setattr(secrets, name, empty)  # registered for this test only
+    secrets.register(key)
+    note = continued_note(tmp_path, continued(list_sessions(tmp_path)))
+    assert note is not None and key[:12] not in note and "(no prompt)" not in note
+    assert "(my real work)" in note and "[REDACTED]" in note
