@@ -143,3 +143,42 @@ def test_an_earlier_segment_of_the_same_thread_keeps_its_usage_records(tmp_path:
     assert prompts(transcript) == ["first part", "second part"]
     assert [r.usage.input_tokens for r in responses(transcript.messages)] == [1800, 2400]
     assert not any("other agents" in w for w in transcript.warnings), transcript.warnings
+
+
+def test_a_reference_is_followed_only_inside_the_rollouts_sessions_tree(tmp_path: Path, monkeypatch: Any) -> None:
+    """The path a rollout_reference names is the transcript's word: before, any file it named was read
+    whole (absolute or relative to the current directory, symlinks followed, no size cap) and merged
+    without a note. Now only a regular file within the cap, in the rollout's folder or its Codex sessions
+    tree, is read, and the note names it; any other is said and left out."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    secret = write_jsonl(outside / "private.jsonl", [*typed("PRIVATE TEXT FROM ANOTHER FILE")])
+    day = tmp_path / "sessions" / "2026" / "08" / "02"
+    day.mkdir(parents=True)
+    (day / "link.jsonl").symlink_to(secret)
+    (day / "folder.jsonl").mkdir()
+    (tmp_path / "sessions" / "2026" / "08" / "01").mkdir()
+    parent = parent_rollout(tmp_path / "sessions" / "2026" / "08" / "01")
+    big = write_jsonl(day / "big.jsonl", [*typed("BIG " * 100)])
+    monkeypatch.setattr("compact_agent.replay._codex_records.MAX_REFERENCED_BYTES", big.stat().st_size - 1,
+                        raising=False)  # so that the test says what fails without it
+
+    def fork(path: str) -> Any:
+        lines = [meta(), cx("rollout_reference", {"rollout_path": path, "max_depth": 4}), *typed("go"), reply("ok")]
+        return load_transcript(write_jsonl(day / "rollout-2026-08-02T10-00-00-fork.jsonl", lines))
+
+    for path, why in ((str(secret), "outside this rollout's sessions folder"),
+                      ("../../../../elsewhere/private.jsonl", "outside this rollout's sessions folder"),
+                      (str(day / "link.jsonl"), "outside this rollout's sessions folder"),
+                      (str(day / "folder.jsonl"), "not a regular file"), (str(big), "larger than")):
+        transcript = fork(path)
+        assert prompts(transcript) == ["go"], path
+        [note] = [w for w in transcript.warnings if "continues" in w]
+        assert why in note and "the replay starts without" in note, (path, note)
+        assert not any(w.startswith("read ") for w in transcript.warnings)
+    monkeypatch.undo()
+    # the parent in another day's folder of the same tree, named by its path on the machine that wrote it
+    transcript = fork(f"/home/someone/.codex/sessions/2026/08/01/{parent.name}")
+    assert prompts(transcript) == ["parent task", "second parent task", "go"], transcript.warnings
+    [note] = [w for w in transcript.warnings if w.startswith("read ")]
+    assert str(parent) in note

@@ -82,3 +82,26 @@ def test_a_key_in_a_passed_over_prompt_is_redacted(tmp_path: Path, monkeypatch) 
     note = continued_note(tmp_path, continued(list_sessions(tmp_path)))
     assert note is not None and key[:12] not in note and "(no prompt)" not in note
     assert "(my real work)" in note and "[REDACTED]" in note
+
+
+def test_a_rewound_or_edited_failed_start_is_still_passed_over(tmp_path: Path) -> None:
+    """A rewrite notes whether the history it replaced had a reply: a rewind or an edit of a session
+    the model never answered is no conversation, one of an answered session still is."""
+    work = session(tmp_path, "20261201-0900-aaaaaa", "my real work", "done", 1_000)
+    for sid, trigger, at in (("20261201-0901-bbbbbb", "rewind", 2_000), ("20261201-0902-cccccc", "history_changed", 3_000)):
+        store = SessionStore(tmp_path, sid)
+        store.append([ModelRequest(parts=[UserPromptPart("oops")])])
+        store.rewrite({"trigger": trigger}, [])
+        os.utime(store.path, (at, at))
+        assert not answered.answered(store.path)
+    assert continued(list_sessions(tmp_path)).path == work
+    SessionStore(tmp_path, work.stem).rewrite({"trigger": "rewind"}, [])
+    assert answered.answered(work)
+
+
+def test_a_boundary_a_load_cannot_read_is_no_answer(tmp_path: Path) -> None:
+    for n, boundary in enumerate(('"nope"', None, '{"no": "trigger"}')):
+        path = tmp_path / f"20261201-090{n}-aaaaaa.jsonl"
+        body = "" if boundary is None else f', "boundary": {boundary}'
+        path.write_text(f'{{"v": 1, "id": "a", "kind": "boundary"{body}}}\n')
+        assert not answered.answered(path), boundary

@@ -19,7 +19,8 @@ source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at
   stands for the items of another rollout, which Codex reads in its place when it resumes the thread
   (``materialize_rollout_items_for_replay``): a fork that references its parent's prefix instead of copying
   it, or a long thread whose earlier segment was rotated into a file of its own. `with_references` does
-  the same when that file is where the line says or beside this one, else says the replay starts without it.
+  the same, and names the file it read, when that file is in this rollout's folder or its sessions tree
+  (`Reach`: the path is the transcript's word, never trusted); else it says the replay starts without it.
 * ``world_state``, ``retained_context``, ``security_risk_score``, ``realtime_item`` and
   ``inter_agent_communication_metadata``: Codex's own state (context baselines it diffs against, what
   its reviewer has seen, risk scores, realtime presentation, a message's trigger flag). Left out without a
@@ -34,6 +35,8 @@ source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at
 from __future__ import annotations
 
 import json
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +49,7 @@ from ._recorded import usage_from_mapping
 
 BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score", "realtime_item",
                          "inter_agent_communication_metadata"})
+MAX_REFERENCED_BYTES = 64 << 20  # as importers.MAX_DOCUMENT_BYTES, the cap on a file read whole
 MAX_DEPTH = 8  # references followed at most, whatever a line allows (Codex's default is smaller)
 
 
@@ -107,20 +111,88 @@ def own_thread(records: list[Mapping[str, Any]]) -> str | None:
 def with_references(records: list[Mapping[str, Any]], source: Path | None,
                     builder: ConversationBuilder) -> list[Mapping[str, Any]]:
     """``records`` with each ``rollout_reference`` line replaced by the items of the rollout it names
-    (up to its ``nth_user_message``), read from where the line says or from beside ``source``; one the
-    analyzer cannot find is left out and said."""
-    missing: list[str] = []
-    out = _expanded(records, source, 0, missing, set(), own_thread(records))
-    if missing:
+    (up to its ``nth_user_message``), when `Reach` lets it be read; each file read is named in a note,
+    and one not read is said with why: the replay then starts without it."""
+    reach = Reach.of(source)
+    out = _expanded(records, source, 0, reach, set() if source is None else {source.resolve()}, own_thread(records))
+    if reach.read:
+        them = "it" if len(reach.read) == 1 else "them"
+        damaged = f" ({counted(reach.damaged, 'damaged line')} of {them} left out)" if reach.damaged else ""
         builder.warnings.append(
-            f"this rollout continues {counted(len(missing), 'other rollout')} it names instead of copying "
-            f"{'its' if len(missing) == 1 else 'their'} items (a fork of another thread, or an earlier part of "
-            f"this one), not found beside it ({', '.join(missing[:3])}): the replay starts without what the "
-            "model read from there")
+            f"read {', '.join(reach.read[:3])}{' and more' if len(reach.read) > 3 else ''}, which this rollout names "
+            f"instead of copying {'its' if len(reach.read) == 1 else 'their'} items (a fork of another thread, or an "
+            f"earlier part of this one): the replay starts with what the model read from there{damaged}")
+    if reach.missing:
+        builder.warnings.append(
+            f"this rollout continues {counted(len(reach.missing), 'other rollout')} it names instead of copying "
+            f"{'its' if len(reach.missing) == 1 else 'their'} items (a fork of another thread, or an earlier part of "
+            f"this one), not read ({', '.join(reach.missing[:3])}): the replay starts without what the model read "
+            "from there; the analyzer follows a reference only to a regular file of at most "
+            f"{MAX_REFERENCED_BYTES >> 20} MB in this rollout's folder or its Codex sessions tree")
     return out
 
 
-def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int, missing: list[str],
+_DAY = re.compile(r"\d{2}")
+
+
+@dataclass
+class Reach:
+    """Where a reference may lead. A transcript is untrusted input, so the path a ``rollout_reference``
+    names is never read as given: the file it names is looked for as that path, its last parts under the
+    sessions tree and its name beside the rollout, and read only when it resolves (symlinks followed) to
+    a regular file of at most MAX_REFERENCED_BYTES inside the folder of the rollout the analyzer was
+    given, or inside the sessions tree that folder is a day of (``<root>/YYYY/MM/DD``, as Codex files
+    its rollouts)."""
+
+    roots: tuple[Path, ...] = ()
+    read: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    damaged: int = 0
+
+    @classmethod
+    def of(cls, source: Path | None) -> Reach:
+        if source is None:
+            return cls()
+        folder = source.absolute().parent
+        roots = [folder]
+        day = folder.parts[-3:]
+        if len(day) == 3 and re.fullmatch(r"\d{4}", day[0]) and all(_DAY.fullmatch(p) for p in day[1:]):
+            roots.append(folder.parent.parent.parent)
+        try:
+            return cls(tuple(r.resolve() for r in roots))
+        except (OSError, RuntimeError):
+            return cls()
+
+    def find(self, name: str, beside: Path | None) -> tuple[Path | None, str]:
+        """The file a reference names, if it may be read; else why not."""
+        given = Path(name)
+        tried: list[Path] = []
+        if given.is_absolute():
+            tried.append(given)
+        elif beside is not None:
+            tried.append(beside.parent / given)
+        tried += [root / Path(*given.parts[-4:]) for root in self.roots[1:] if len(given.parts) >= 4]
+        if beside is not None:
+            tried.append(beside.parent / given.name)
+        why = "not found"
+        for candidate in tried:
+            try:
+                path = candidate.resolve(strict=True)
+                info = path.stat()
+            except (OSError, RuntimeError, ValueError):
+                continue
+            if not any(path.is_relative_to(root) for root in self.roots):
+                why = "outside this rollout's sessions folder"
+            elif not stat.S_ISREG(info.st_mode):
+                why = "not a regular file"
+            elif info.st_size > MAX_REFERENCED_BYTES:
+                why = f"larger than {MAX_REFERENCED_BYTES >> 20} MB"
+            else:
+                return path, ""
+        return None, why
+
+
+def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int, reach: Reach,
               visiting: set[Path], thread: str | None) -> list[Mapping[str, Any]]:
     if not any(r.get("type") == "rollout_reference" for r in records):
         return records
@@ -131,41 +203,36 @@ def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int,
             out.append(record)
             continue
         name = str(payload.get("rollout_path") or "")
-        found = _find(name, source)
+        found, why = reach.find(name, source) if name else (None, "no path")
+        label = Path(name).name or "a rollout without a path"
         if found is None or found in visiting or depth >= MAX_DEPTH:
-            missing.append(Path(name).name or "a rollout without a path")
+            reach.missing.append(f"{label}: {why or 'a reference back to itself, or too deep'}")
             continue
-        items = _expanded(_read(found, thread), found, depth + 1, missing, visiting | {found}, thread)
+        reach.read.append(str(found))
+        items = _expanded(_read(found, thread, reach), found, depth + 1, reach, visiting | {found}, thread)
         out.extend(_before_user_message(items, payload.get("nth_user_message")))
     return out
 
 
-def _find(name: str, source: Path | None) -> Path | None:
-    if not name:
-        return None
-    for candidate in (Path(name), *([source.parent / Path(name).name] if source is not None else [])):
-        try:
-            if candidate.is_file():
-                return candidate.resolve()
-        except OSError:
-            continue
-    return None
-
-
-def _read(path: Path, thread: str | None) -> list[Mapping[str, Any]]:
+def _read(path: Path, thread: str | None, reach: Reach) -> list[Mapping[str, Any]]:
     """A referenced rollout's lines but its metadata and the usage records of another thread: a fork
     carries "model context, not the parent's cumulative usage state" (Codex's fork filter), and the
     inherited replies keep the usage of their token_count events; an earlier segment of this thread
-    keeps its records."""
+    keeps its records. What it holds is data: lines of Codex's kinds, read as the rollout's own are."""
     records: list[Mapping[str, Any]] = []
     try:
         with path.open(encoding="utf-8", errors="replace") as f:
             for line in f:
+                if not line.strip():
+                    continue
                 try:
                     record = json.loads(line)
                 except ValueError:
+                    reach.damaged += 1
                     continue
-                if isinstance(record, Mapping) and record.get("type") != "session_meta" and not (
+                if not isinstance(record, Mapping):
+                    reach.damaged += 1
+                elif record.get("type") != "session_meta" and not (
                         record.get("type") == "token_usage_record" and _thread_of(record) != thread):
                     records.append(record)
     except OSError:

@@ -25,6 +25,8 @@ from .not_a_session import is_not_a_session
 
 #: The key of the note a rewrite's boundary carries (listing.py, `carried`).
 KEY = "listing"
+#: The note's key that says whether the model had answered in the history the rewrite replaced.
+REPLIED = "replied"
 #: The trigger of the rewrite that cuts the newest prompt to a window a server showed: context/refit.py's
 #: INPUT_CUT, spelt here because that module loads pydantic-ai (a test ties the two).
 INPUT_CUT = "input_cut"
@@ -40,18 +42,22 @@ def from_the_model(metadata: Any) -> bool:
 
 
 def gave_answer(entry: dict[str, Any]) -> bool:
-    """Whether session entry `entry` is a reply of the model, or a rewrite that may stand for
-    replies (a compaction's record, what a rewind or an edit left of a conversation). The prompt cut
-    to a server's window before any reply to it is not, unless the file it rewrote was compacted
-    (its note counts messages it no longer holds)."""
+    """Whether session entry `entry` is a reply of the model, or a rewrite of a history the model
+    had answered in (its note says so, `REPLIED`). A rewrite noted before the note said so may stand
+    for replies (a compaction's record, what a rewind or an edit left), unless it is the prompt cut
+    to a server's window before any reply to it, of a file that was not compacted (its note counts
+    messages it no longer holds). A boundary entry a load cannot read (no trigger) is none."""
     message = entry.get("message")
     if entry.get("kind") == "message":
         return isinstance(message, dict) and message.get("kind") == "response" \
             and from_the_model(message.get("metadata"))
     boundary = entry.get("boundary")
-    if entry.get("kind") != "boundary":
+    if entry.get("kind") != "boundary" or not (isinstance(boundary, dict) and isinstance(boundary.get("trigger"), str)):
         return False
-    if not (isinstance(boundary, dict) and boundary.get("trigger") == INPUT_CUT):
+    said = boundary.get(KEY)
+    if isinstance(said, dict) and isinstance(said.get(REPLIED), bool):
+        return bool(said[REPLIED])
+    if boundary["trigger"] != INPUT_CUT:
         return True
     note = note_of(boundary)
     return note is not None and note[1] > note[2]

@@ -21,7 +21,7 @@ from ..context.compaction.summary import MARK, is_synthetic_text
 from ..context.refit import INPUT_CUT
 from ..shell_message import as_typed_with_output
 from .answered import KEY as KEY  # the key of the boundary note `carried` writes (store.py)
-from .answered import gave_answer, note_of
+from .answered import REPLIED, gave_answer, note_of
 from .lines import readable_entries
 from .loading import readable
 
@@ -143,7 +143,8 @@ def _a_message(message: Any) -> bool:
 
 def carried(path: Path, trigger: str, written: int, start_of: Path | None = None) -> dict[str, Any]:
     """The note a rewrite of the session at `path` into `written` messages puts in its boundary:
-    the first prompt and the messages counted so far, which a listing of the new file goes on from.
+    the first prompt and the messages counted so far, which a listing of the new file goes on from,
+    and whether the model had answered (`-c` does not take a rewound failed start for a conversation).
     A compaction's messages are none of them new; a rewind's or an edited history's are the
     conversation as it stands, what it dropped no longer counted. `start_of`: the file whose
     conversation the new messages begin, when it is not `path` (a rewind to a turn before a
@@ -153,7 +154,8 @@ def carried(path: Path, trigger: str, written: int, start_of: Path | None = None
     base = was.messages
     if trigger in NOT_FOLDING:
         base -= max(0, was.current - was.written) - max(0, written - was.written)
-    return {"first_prompt": was.prompt, "messages": max(0, base), "written": written}
+    replied = was.replied or (start_of is not None and scan(path).replied)  # a rewound failed start: False
+    return {"first_prompt": was.prompt, "messages": max(0, base), "written": written, REPLIED: replied}
 
 
 def _first_words(message: dict[str, Any]) -> str:
