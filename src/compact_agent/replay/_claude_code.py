@@ -58,18 +58,11 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._claude_code_attachments import renders, shown_text, skipped_notes
+from ._claude_code_kinds import IGNORED_TYPES, RECORD_TYPES
 from ._common import BadField, ConversationBuilder, counted, text_of_blocks, wrong_kind
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
-RECORD_TYPES = frozenset(
-    {"user", "assistant", "system", "progress", "file-history-snapshot", "queue-operation", "summary", "attachment"}
-)
-_IGNORED_TYPES = frozenset({
-    "progress", "file-history-snapshot", "file-history-delta", "summary", "custom-title", "ai-title", "last-prompt",
-    "mode", "permission-mode", "agent-name", "pr-link", "bridge-session", "atis-latch", "cost-state",
-    "worktree-state",
-})  # fmt: skip
 _TASK_NOTIFICATION = "<task-notification>"
 _CONVERSATION_LINES = frozenset({"user", "assistant", "attachment", "system"})  # the lines a rewind can go past
 OUTPUT_LOWER_BOUND = "output_tokens_is_lower_bound"
@@ -238,7 +231,7 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
         _attachment(state, record, timestamp)
     elif kind == "system":
         _system(state, record, timestamp)
-    elif kind not in _IGNORED_TYPES:
+    elif kind not in IGNORED_TYPES:
         state.builder.skip_kind(kind)
 
 
