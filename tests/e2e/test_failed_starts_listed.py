@@ -89,6 +89,8 @@ def test_continue_says_which_session_it_opens_before_a_start_that_fails(cli):
         no_key = cli("-p", "what did you change?", "--model", "deepseek-chat")
         assert no_key.code == 1 and "DEEPSEEK_API_KEY is not set" in no_key.stderr, no_key.stderr
         failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
+        assert no_key.stderr.rstrip().endswith(f"; the session is saved: `compact-agent -r {failed} -p ...` continues it"), \
+            no_key.stderr  # where its prompt is: -c would not open it
         note = (f"compact-agent: note: continuing session {real} (make greet() say hello), the newest one the model "
                 f"answered in; passed over the newer session {failed} (what did you change?), which it never "
                 f"answered: compact-agent -r {failed} goes on there")

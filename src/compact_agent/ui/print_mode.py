@@ -271,8 +271,9 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
             return _failed(run, describe_error(e, RETRY_HINT, KEPT_HINT), None, code=2)
         # Else the prompt stays in its session, unanswered (-c or -r ID goes on): the JSON result names it.
         saved = saved_in.session_id if saved_in is not None and saved_in.entry_id else None
-        return _failed(run, describe_error(e, *_hints(session_root(opts.cwd.resolve(), opts.home), saved)), None,
-                       session_id=saved)
+        retry, kept = _hints(session_root(opts.cwd.resolve(), opts.home), saved)
+        said = describe_error(e, retry, kept)  # a missing key's line takes no hint: the -r ID that -c would not find
+        return _failed(run, said + (retry if retry != RETRY_HINT and retry not in said else ""), None, session_id=saved)
     run.session, session.command_file = session, custom is not None  # a command file's words attach inside the fence
     try:  # whatever ends it (an error, a reader that left before the first line), the session is closed
         outcome = await _in_session(run, session, prompt, typed)
