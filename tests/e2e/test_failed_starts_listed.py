@@ -152,3 +152,13 @@ def test_a_failed_start_says_the_resume_that_goes_on_with_it_when_c_would_not(cl
         again = cli("-r", newest, "-p", "go on", *fake(server))
         assert again.code == 0, again.stderr
         assert [m["content"] for m in user_messages(server.requests[-1])] == ["endpoint down again", "go on"]
+
+
+def test_a_slash_command_failing_in_a_session_c_passes_over_names_its_resume(cli):
+    down = dead_endpoint()
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        assert cli("-p", "my real work", *fake(server)).code == 0
+        assert cli("-p", "endpoint down", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+    newest = cli("sessions").stdout.split()[0]
+    res = cli("-r", newest, "-p", "/init", "--model", "fake-model", "--base-url", down, "--api-key", "k")
+    assert res.code == 1 and f"`compact-agent -r {newest} -p ...` continues it" in res.stderr, res.stderr

@@ -43,3 +43,22 @@ def test_json_counts_them_per_transcript(tmp_path: Path) -> None:
     [transcript] = json.loads(out.stdout)["transcripts"]
     assert transcript["unknown_kinds"] == {"image_generation_call": 2, "additional_tools": 1, "thread_forecast": 1}
     assert any(w.startswith("skipped 4 entries of kinds the analyzer does not know") for w in transcript["warnings"])
+
+
+def test_claude_code_metadata_lines_of_newer_versions_are_no_unknown_kinds(tmp_path: Path) -> None:
+    """Lines Claude Code writes of the session itself (a tag, the agent's colour and setting, commit
+    attribution, speculation timing, a `claude ps` summary): the model never reads them, so they were
+    a false "missing from the replay" warning."""
+    metadata = [{"type": "tag", "sessionId": "s", "tag": "release"},
+                {"type": "agent-color", "sessionId": "s", "agentColor": "blue"},
+                {"type": "agent-setting", "sessionId": "s", "agentSetting": "reviewer"},
+                {"type": "attribution-snapshot", "messageId": "m", "surface": "cli", "fileStates": {}},
+                {"type": "speculation-accept", "timestamp": "2026-09-01T10:00:00Z", "timeSavedMs": 900},
+                {"type": "task-summary", "sessionId": "s", "summary": "fixing tests"},
+                {"type": "frame-link", "sessionId": "s", "path": "a", "frameUrl": "u"},
+                {"type": "relocated", "sessionId": "s", "relocatedCwd": "/w"}]
+    records = [cc_user("hi", "2026-09-01T10:00:00Z"), *metadata,
+               cc_assistant("msg_1", {"type": "text", "text": "hello"}, "2026-09-01T10:00:01Z", 3, final=True)]
+    transcript = load_transcript(write_jsonl(tmp_path / "s.jsonl", records))
+    assert transcript.format == "claude-code"
+    assert transcript.unknown_kinds == {} and transcript.warnings == []
