@@ -68,6 +68,7 @@ async def run_slash(run: Run, session: AgentSession, line: str, failed: Callable
     its exit code; `refused()` says the actions refused (exit 3)."""
     from ..error_notes import note_model
     from ..error_text import describe_error
+    from ..session.answered import continued_id
     from .command_registry import CommandError
     from .plain_console import PlainConsole
     from .render import SafeConsole
