@@ -165,3 +165,28 @@ def test_a_tools_binary_output_sent_as_an_info_message_is_replayed_as_an_image(t
     assert sent.count("[image]") == 1 and "Switched model" not in sent
     assert typed_texts(transcript.messages, transcript.harness_texts) == ["describe d.png"]
     assert transcript.warnings == []
+
+
+def test_a_resume_that_makes_the_session_context_again_is_no_rewrite(tmp_path: Path) -> None:
+    """On resume Gemini CLI drops the saved <session_context> turn and puts a new one in front, same id,
+    that day's date and folder tree; a file begun before May 2026 gets one it never had. Before, the
+    changed message 0 was taken for a compression: every recorded size was thrown out of the fit."""
+    messages = turn()
+    more: list[dict[str, Any]] = [
+        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
+        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
+         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
+    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
+                                            "August 21, 2026.\n</session_context>"}]}
+    for begun in ([as_set([ENV]), *messages], messages):  # with the context turn, and before releases wrote one
+        transcript = load_transcript(write(tmp_path, [{**META, "kind": "main"}, *begun, as_set([next_day, *messages]),
+                                                      *more]))
+        assert_valid_conversation(transcript.messages)
+        assert transcript.recorded_compactions == [] and transcript.warnings == []
+        assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000, 17_100]
+        assert typed_texts(transcript.messages, transcript.harness_texts) == ["read a and b", "thanks"]
+    # a real rewrite of the context turn's neighbours is still one
+    compressed = as_set([next_day, {"id": "s1", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user",
+                                    "content": [{"text": "Summary of the conversation so far."}]}])
+    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, compressed, *more]))
+    assert len(transcript.recorded_compactions) == 1

@@ -13,7 +13,8 @@ It writes the history back whole (`updateMessagesFromHistory`) at the start of e
 environment turn), on resume, after a turn cancelled or failed (core/geminiChat.ts rolls its history
 back to before the prompt), and after its compression or masking of old tool output. Only the last
 rewrite what the model saw: one that keeps every message the model saw as it was (its responses'
-text restated as parts, its notices dropped) changes nothing; one that only drops the last messages is
+text restated as parts, its notices dropped, its ``<session_context>`` turn made again on resume with
+that day's date and folder tree: `_context_kept`) changes nothing; one that only drops the last messages is
 a turn taken back, which the next request no longer held, so they are left out (with their requests);
 any other is a rewrite, marked before the first message it changed, so the sizes recorded before it
 still fit ours.
@@ -102,7 +103,8 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
         elif isinstance(record.get("id"), str):
             kept[record["id"]] = record
         elif isinstance(as_mapping(record.get("$set")).get("messages"), list):
-            new = {m["id"]: m for m in record["$set"]["messages"] if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
+            new = _context_kept({m["id"]: m for m in record["$set"]["messages"]
+                                 if isinstance(m, Mapping) and isinstance(m.get("id"), str)}, kept)
             old, same, results_changed = _seen(kept), 0, False  # same: how many the model saw stand as they were
             for before, now in zip(old, new.values(), strict=False):
                 if _said(before) != _said(now):
@@ -139,6 +141,30 @@ def messages_of(records: list[Mapping[str, Any]], builder: ConversationBuilder) 
             seen += 1
         out.append(message)
     return out + [REWRITTEN] * marks.count(seen)
+
+
+def _context_kept(new: dict[str, Mapping[str, Any]], kept: Mapping[str, Mapping[str, Any]]
+                  ) -> dict[str, Mapping[str, Any]]:
+    """``new`` with the harness's context turns (`_is_context`) as ``kept`` had them: on resume Gemini CLI
+    makes its ``<session_context>`` turn again, under the same id, with that day's date and folder tree
+    (utils/environmentContext.ts ``getInitialChatHistory``; a file begun before May 2026 gets one put in
+    front), which is no rewrite of what the model saw. Its new text is not replayed, the replay holding
+    one history for every request: the old one stays, and one put in front of messages it kept is left out."""
+    out: dict[str, Mapping[str, Any]] = {}
+    ids = list(new)
+    for at, (key, message) in enumerate(new.items()):
+        if _is_context(message) and key in kept and _is_context(kept[key]):
+            message = kept[key]
+        elif _is_context(message) and key not in kept and any(later in kept for later in ids[at + 1:]):
+            continue
+        out[key] = message
+    return out
+
+
+def _is_context(message: Mapping[str, Any]) -> bool:
+    """A user turn the harness wrote whole: its ``<session_context>`` or ``<hook_context>`` blocks alone."""
+    texts = [t.strip() for t in map(_text, _parts(message.get("content"))) if t.strip()]
+    return message.get("type") == "user" and bool(texts) and all(t.startswith(_HARNESS_STARTS) for t in texts)
 
 
 def _times(n: int) -> str:
