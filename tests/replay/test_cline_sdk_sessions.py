@@ -190,3 +190,25 @@ def test_a_message_of_a_role_not_known_here_is_named(tmp_path: Path) -> None:
     assert [w for w in transcript.warnings if "status 1" in w] == [
         "skipped 1 entry of a kind the analyzer does not know (status 1): what it held, if the model saw it, is "
         "missing from the replay"]
+
+
+def test_an_earlier_compaction_the_file_beside_no_longer_records_ends_the_fit_where_the_sizes_fall(
+        tmp_path: Path) -> None:
+    """The file beside holds the latest compaction only: each re-compaction writes it again over the whole
+    history so far. Before, the requests between the first compaction and the latest, which sent a
+    compacted view (2,000 after 6,000 here), were fitted as if they held the whole history."""
+    messages = [prompt("read"), *call(1, m(5_000)), *call(2, m(6_000)), prompt("more"), *call(3, m(2_000)),
+                *call(4, m(2_600)), prompt("again"), *call(5, m(1_900)), reply(6, m(2_100))]
+    path = session(tmp_path, messages)
+    (tmp_path / f"{SID}.compaction.json").write_text(json.dumps({
+        "version": 1, "updated_at": "2026-08-20T10:00:00.000Z", "conversation_id": SID, "source_message_count": 10,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Context summary"}],
+                      "metadata": {"kind": "compaction_summary"}}]}))
+    transcript = load_transcript(path)
+    assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [5_000, 6_000]
+    assert transcript.warnings == [
+        f"Cline compacted this session more than once ({SID}.compaction.json beside it stands for its first 10 "
+        "messages, the latest compaction; an earlier one, which Cline keeps no record of, shows where the sizes it "
+        "recorded fall, between messages 4 and 7): the history is replayed whole, and the sizes recorded from there on are not "
+        "used to fit ours"]
+    assert_valid_conversation(transcript.messages)

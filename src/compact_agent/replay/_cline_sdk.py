@@ -23,7 +23,8 @@ system_prompt}``. The tasks of earlier releases (``tasks/<id>/api_conversation_h
   replayed as it stands, the summary as the harness's text, and its recorded sizes are fitted. Since
   then the file keeps the whole conversation and the compacted view of its first messages is kept
   beside it (``<id>.compaction.json``, ``source_message_count``; sdk/packages/core/src/session/models/
-  session-compaction.ts): the history is replayed whole and the compaction recorded where it ended.
+  session-compaction.ts): the history is replayed whole and the compaction recorded where it ended, or
+  where the recorded sizes fall before it (an earlier compaction, which the file beside no longer records).
 * A subagent's or a teammate's conversation (``agent``) is a file of its own in the session's folder,
   replayed as a session of its own (the session that started it saw only its answer): said in a note.
 """
@@ -47,6 +48,8 @@ from ._recorded import parse_time
 MESSAGES_SUFFIX = ".messages.json"
 SIDECAR_SUFFIX = ".compaction.json"
 MAX_SIDECAR_BYTES = 64 << 20
+#: A recorded prompt below this share of the one before it: the history it sent was compacted.
+FALL = 0.9
 #: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock).
 _TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>.*?</\1>", re.DOTALL)
 _COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
@@ -69,7 +72,7 @@ def import_session(document: Mapping[str, Any], builder: ConversationBuilder, pa
     if isinstance(system, str) and system.strip():
         builder.add_request_part(SystemPromptPart(system, timestamp=builder.fallback_time))
     usage = _recorded_usage(entries, builder)
-    cut = _compacted_until(path, len(entries), builder)
+    cut = _compacted_until(path, len(entries), usage, builder)
     for index, entry in enumerate([*entries, None]):
         if index == cut:  # before the message it ends at (the next added), as Codex's compactions are recorded
             builder.record_compaction({"source": "cline", "kind": "compaction", "timestamp": None,
@@ -262,9 +265,13 @@ def sidecar(path: Path) -> Path | None:
         if path.name.endswith(MESSAGES_SUFFIX) else None
 
 
-def _compacted_until(path: Path, count: int, builder: ConversationBuilder) -> int | None:
-    """The index of the first message after the part of the history Cline's latest compaction stands
-    for (`sidecar`), when it kept one beside the file; noted."""
+def _compacted_until(path: Path, count: int, usage: Mapping[int, RequestUsage], builder: ConversationBuilder
+                     ) -> int | None:
+    """The index of the first message after the part of the history Cline's first compaction stands for,
+    when it kept one beside the file (`sidecar`); noted. The file beside holds only the latest: a
+    re-compaction writes it again over the whole history so far (sdk/packages/core/src/extensions/context/
+    compaction.ts, ``createCompactionStateAwarePrepareTurn``), so an earlier one is found where the recorded
+    sizes fall (`_first_fall`): the requests between the two sent a compacted view, not the history."""
     beside = sidecar(path)
     if beside is None:
         return None
@@ -281,8 +288,27 @@ def _compacted_until(path: Path, count: int, builder: ConversationBuilder) -> in
     until = as_mapping(state).get("source_message_count")
     if not isinstance(until, int) or isinstance(until, bool) or not 0 < until <= count:
         return None
+    fall = _first_fall(usage, until)
+    earlier = "" if fall is None else (
+        f"; an earlier one, which Cline keeps no record of, shows where the sizes it recorded fall, between "
+        f"messages {fall[0] + 1} and {fall[1] + 1}")
     builder.warnings.append(
-        f"Cline compacted this session ({beside.name} beside it stands for its first {counted(until, 'message')}, "
-        "the latest compaction): the history is replayed whole, and the sizes recorded from there on are not "
-        "used to fit ours")
-    return until
+        f"Cline compacted this session{'' if fall is None else ' more than once'} ({beside.name} beside it stands "
+        f"for its first {counted(until, 'message')}, the latest compaction{earlier}): the history is replayed whole, "
+        "and the sizes recorded from there on are not used to fit ours")
+    return until if fall is None else fall[0] + 1
+
+
+def _first_fall(usage: Mapping[int, RequestUsage], until: int) -> tuple[int, int] | None:
+    """The indices of the first response, before `until`, whose recorded prompt is clearly smaller than
+    the one before it (a history only grows: what it sent was compacted), and of that one before it;
+    None when none falls."""
+    before: tuple[int, int] | None = None  # the index and prompt of the last response with a recorded prompt
+    for index in sorted(i for i in usage if i < until):
+        prompt = usage[index].input_tokens
+        if not prompt:
+            continue
+        if before is not None and prompt < before[1] * FALL:
+            return before[0], index
+        before = (index, prompt)
+    return None
