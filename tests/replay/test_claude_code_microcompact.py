@@ -44,3 +44,18 @@ def test_sizes_recorded_after_a_microcompact_are_not_fitted(tmp_path: Path) -> N
     assert "Claude Code cleared 2 old tool results (its microcompact) from request 4 on: the sizes it recorded from " \
            "there are not used to fit ours, and every strategy replays them whole" in transcript.warnings
     assert transcript.skipped == 0
+
+
+def test_a_boundary_without_the_ids_it_cleared_is_said_without_a_count(tmp_path: Path) -> None:
+    """Before, a boundary whose metadata had no compactedToolIds said "cleared 0 old tool results", and
+    one whose metadata was not an object cost the line, and with it the fit's cut."""
+    for metadata in ({"trigger": "auto", "preTokens": 9_000}, "auto"):
+        boundary = {"type": "system", "subtype": "microcompact_boundary", "uuid": "mc", "timestamp": "2026-09-01T10:00:17Z",
+                    "content": "Context microcompacted", "microcompactMetadata": metadata}
+        records = [cc_user("read the files", "2026-09-01T10:00:00Z"), *read(0, 5_000), *read(1, 6_300), boundary,
+                   *read(2, 5_200)]
+        transcript = load_transcript(write_jsonl(tmp_path / "5b1e0c9a.jsonl", records))
+        assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [5_000, 6_300]
+        assert transcript.warnings == ["Claude Code cleared old tool results (its microcompact) from request 3 on: the "
+                                       "sizes it recorded from there are not used to fit ours, and every strategy "
+                                       "replays them whole"], transcript.warnings

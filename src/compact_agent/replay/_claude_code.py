@@ -60,6 +60,7 @@ from ._anthropic_blocks import add_user_blocks, response_parts
 from ._claude_code_attachments import renders, shown_text, skipped_notes
 from ._claude_code_kinds import IGNORED_TYPES, RECORD_TYPES
 from ._common import BadField, ConversationBuilder, counted, text_of_blocks, wrong_kind
+from ._openai_chat import as_mapping
 from ._recorded import parse_time, usage_from_mapping
 from ._validity import is_blank_part
 
@@ -101,7 +102,7 @@ class _State:
     file_renders: bool = False  # its attachments carry what the model read of them
     unseen: int = 0  # attachment lines the model read nothing of
     unknown: dict[str, int] = field(default_factory=dict)  # attachment lines of kinds not known here, by kind
-    microcompacts: list[tuple[int, int]] = field(default_factory=list)  # (request, tool results cleared) each
+    microcompacts: list[tuple[int, int | None]] = field(default_factory=list)  # (request, results cleared) each
 
 
 def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
@@ -137,7 +138,9 @@ def import_claude_code(records: list[Mapping[str, Any]], builder: ConversationBu
         builder.warnings.append(f"skipped {counted(state.api_errors, 'synthetic API-error assistant line')}")
     builder.warnings.extend(skipped_notes(state.unseen, state.unknown))
     if state.microcompacts:
-        builder.warnings.append(f"Claude Code cleared {counted(sum(n for _, n in state.microcompacts), 'old tool result')} "
+        counts = [n for _, n in state.microcompacts]  # a count the line does not give: "old tool results", no number
+        cleared = "old tool results" if None in counts else counted(sum(n or 0 for n in counts), "old tool result")
+        builder.warnings.append(f"Claude Code cleared {cleared} "
                                 f"(its microcompact) from request {state.microcompacts[0][0]:,} on: the sizes it recorded "
                                 "from there are not used to fit ours, and every strategy replays them whole")
 
@@ -383,9 +386,9 @@ def _system(state: _State, record: Mapping[str, Any], timestamp: datetime | None
         }
         state.message_id, state.response = None, None
     elif subtype == "microcompact_boundary":  # results cleared in place: later sizes are not of this history
-        cleared = (record.get("microcompactMetadata") or {}).get("compactedToolIds")
+        cleared = as_mapping(record.get("microcompactMetadata")).get("compactedToolIds")
         requests = 1 + sum(isinstance(m, ModelResponse) for m in state.builder.messages)
-        state.microcompacts.append((requests, len(cleared) if isinstance(cleared, list) else 0))
+        state.microcompacts.append((requests, len(cleared) if isinstance(cleared, list) else None))
         state.builder.record_compaction({"source": "claude-code", "kind": "microcompact", "timestamp": record.get(
             "timestamp"), "message_index": None})
     elif subtype == "local_command":
