@@ -112,7 +112,8 @@ def test_only_the_wrapped_words_are_the_persons(tmp_path: Path) -> None:
 
 def test_a_runs_total_is_not_taken_for_a_requests_size(tmp_path: Path) -> None:
     """Before April 2026 the SDK put a run's total on its last response; until May it still did on a
-    last response without counts of its own, beside the others' own."""
+    last response without counts of its own, beside the others' own; and it still does on the last
+    response of a run whose requests have no counts of their own (the note said "before May 2026")."""
     total_only = session(tmp_path / "a", [prompt("go"), *call(1, None), *call(2, None), reply(3, m(30_000))])
     duplicated = session(tmp_path / "b", [prompt("go"), *call(1, m(9_000, out=5)), *call(2, m(10_000, out=7)),
                                           reply(3, m(19_000, out=12))])
@@ -123,6 +124,7 @@ def test_a_runs_total_is_not_taken_for_a_requests_size(tmp_path: Path) -> None:
     assert usage(one_each) == [(9_000, 0, 0, 20), (10_000, 0, 0, 20), (11_000, 0, 0, 20)]
     [said] = load_transcript(duplicated).warnings
     assert said.startswith("1 response ending a run of several requests carries the only usage recorded in the run")
+    assert "which Cline records there when the run's requests have no counts of their own" in said, said
     assert not load_transcript(one_each).warnings
 
 

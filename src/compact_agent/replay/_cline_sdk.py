@@ -219,10 +219,12 @@ def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[in
     """The usage of each response, by its index: its ``metrics``, the counts of its own request since the
     SDK stamps each response with them (sdk/packages/agents/src/agent-runtime.ts, ``usageDelta``).
     Releases before that (2026-04-22) put the total of a run, a prompt and every request made for it, on
-    the run's last response, and until 2026-05-12 they still did on a last response of a run that had no
-    counts of its own (sdk/packages/core/src/services/session-data.ts, ``withLatestAssistantTurnMetadata``):
-    such a total — the only counts of a run of several requests, or the sum of the others' — is no
-    request's size, and is left out with a note."""
+    the run's last response; until 2026-05-12 they also did on a last response without counts of its own
+    beside the others' own; and Cline still does (at its SDK v0.0.78, 2026-08-22) on the last response of a
+    run none of whose responses has counts of its own (sdk/packages/core/src/services/session-data.ts,
+    ``withLatestAssistantTurnMetadata``, "fall back to result.usage (total run usage)"): such a total —
+    the only counts of a run of several requests, or the sum of the others' — is no request's size, and
+    is left out with a note."""
     usage: dict[int, RequestUsage] = {}
     totals = 0
     run: list[tuple[int, tuple[int, int, int, int] | None]] = []  # the responses since the last prompt
@@ -251,8 +253,8 @@ def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[in
     if totals:
         builder.warnings.append(
             f"{counted(totals, 'response')} ending a run of several requests {'carries' if totals == 1 else 'carry'} "
-            "the only usage recorded in the run, or the sum of the others': the run's total, as Cline recorded it "
-            "before May 2026, not one request's size: not used")
+            "the only usage recorded in the run, or the sum of the others': the run's total, which Cline records "
+            "there when the run's requests have no counts of their own, not one request's size: not used")
     return usage
 
 
