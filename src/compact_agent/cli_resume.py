@@ -310,11 +310,15 @@ def continued_note(root: Path, chosen: Continued) -> str | None:
     if not chosen.passed:
         return f"{said}; passed over {strays}"
     from .secrets import redact
-    from .session.listing import scan
+    from .session.began_with import began_with
     from .session.typed import first_as_typed
 
     def named(path: Path) -> str:  # a prompt saved before its key was known is redacted before the clip
-        return f"{path.stem} ({_gist(redact(first_as_typed(root, path.stem, scan(path).prompt)))})"
+        if (prompt := began_with(path)) is None:  # not without pydantic-ai (a session compacted long ago)
+            from .session.listing import scan
+
+            prompt = scan(path).prompt
+        return f"{path.stem} ({_gist(redact(first_as_typed(root, path.stem, prompt)))})"
 
     newest, n = chosen.passed[0], len(chosen.passed)
     passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else

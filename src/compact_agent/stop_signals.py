@@ -152,6 +152,12 @@ def prompt_saved(saved: bool, session_id: str | None = None, by_id: bool = False
         _state.session_id, _state.by_id = session_id, by_id
 
 
+def passed_over(session_id: str) -> bool | None:
+    """Whether `-c` passed session `session_id` over when the run saved its prompt there (`prompt_saved`);
+    None when the run saved none there. Only a reply since can change it: a failure asks no more."""
+    return _state.by_id if _state.saved and _state.session_id == session_id else None
+
+
 def reporting(fields: Callable[[], dict[str, Any]]) -> None:
     """`fields()` goes into the result object of a run terminated from now on (its session, its
     requests so far); if it fails the object is written without them."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from compact_agent.cli_resume import continued_note
@@ -105,3 +106,59 @@ def test_a_boundary_a_load_cannot_read_is_no_answer(tmp_path: Path) -> None:
         body = "" if boundary is None else f', "boundary": {boundary}'
         path.write_text(f'{{"v": 1, "id": "a", "kind": "boundary"{body}}}\n')
         assert not answered.answered(path), boundary
+
+
+def test_the_note_names_a_session_by_the_prompt_the_listing_gives_it(tmp_path: Path) -> None:
+    """began_with.py reads the first prompt without pydantic-ai, and as far as it: it agrees with
+    listing.scan, or says it cannot tell (None)."""
+    from compact_agent.session.began_with import began_with
+    from compact_agent.session.listing import scan
+
+    typed = SessionStore(tmp_path, "20261201-0900-aaaaaa")  # a failed start: the prompt saved as typed
+    typed.save_prompt("typed first")
+    sent = SessionStore(tmp_path, "20261201-0906-gggggg")  # then sent: the request carries it
+    sent.save_prompt("typed, then sent")
+    sent.append([ModelRequest(parts=[UserPromptPart("typed, then sent")])])
+    paths = [typed.path, sent.path, session(tmp_path, "20261201-0901-bbbbbb", "plain", "done", 1),
+             session(tmp_path, "20261201-0902-cccccc", "  \nnot answered", None, 2)]
+    rewound = SessionStore(tmp_path, "20261201-0903-dddddd")
+    rewound.append([ModelRequest(parts=[UserPromptPart("before the rewind")]), ModelResponse(parts=[TextPart("ok")])])
+    rewound.rewrite({"trigger": "rewind"}, [ModelRequest(parts=[UserPromptPart("kept")])])
+    paths.append(rewound.path)
+    unsent = tmp_path / "20261201-0904-eeeeee.jsonl"
+    unsent.write_text('{"v": 1, "id": "p1", "kind": "prompt", "prompt": {"text": "typed, never sent"}}\n')
+    paths.append(unsent)
+    for path in paths:
+        assert began_with(path) == scan(path).prompt != "", path
+    legacy = tmp_path / "20261201-0905-ffffff.jsonl"  # compacted before boundaries carried a note
+    legacy.write_text('{"v": 1, "id": "b", "kind": "boundary", "boundary": {"trigger": "auto"}}\n')
+    assert began_with(legacy) is None
+
+
+def test_only_a_line_that_may_hold_a_reply_is_parsed_and_only_up_to_the_first(tmp_path: Path, monkeypatch) -> None:
+    """A failed start whose prompt was a paste of megabytes: its lines are looked at, not parsed."""
+    failed = session(tmp_path, "20261201-0901-bbbbbb", 'a "paste" ' * 10_000, None, 2_000)
+    work = session(tmp_path, "20261201-0900-aaaaaa", "my real work", "done", 1_000)
+    SessionStore(tmp_path, work.stem).append([ModelRequest(parts=[UserPromptPart("more")]),
+                                              ModelResponse(parts=[TextPart("done again")])])
+    parsed: list[object] = []
+    loads = answered.json.loads
+    monkeypatch.setattr(answered.json, "loads", lambda s: parsed.append(s) or loads(s))
+    assert not answered.answered(failed) and parsed == []
+    assert answered.answered(work) and len(parsed) == 1
+
+
+def test_a_failure_asks_only_whether_its_session_was_answered_since_the_start(tmp_path: Path, monkeypatch) -> None:
+    """What -c opens was found as the prompt was saved (signals held): a failure does not look
+    through every session again, only at its own for a reply since."""
+    from compact_agent import stop_signals
+    from compact_agent.ui import print_mode, print_slash
+
+    session(tmp_path, "20261201-0900-aaaaaa", "my real work", "done", 1_000)
+    failed = session(tmp_path, "20261201-0901-bbbbbb", "oops", None, 2_000)
+    monkeypatch.setattr(stop_signals, "_state", stop_signals._State())
+    stop_signals.prompt_saved(True, failed.stem, by_id=True)
+    monkeypatch.setattr(answered, "continued", lambda found: pytest.fail("every session read again"))
+    assert f"-r {failed.stem} -p" in print_mode._hints(tmp_path, failed.stem)[0]
+    SessionStore(tmp_path, failed.stem).append([ModelResponse(parts=[TextPart("an answer")])])
+    assert print_mode._hints(tmp_path, failed.stem)[0] == print_slash.RETRY_HINT  # -c opens it now

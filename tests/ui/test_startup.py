@@ -30,8 +30,25 @@ def test_the_settings_the_cli_and_the_repl_module_load_without_pydantic_ai(tmp_p
             "from compact_agent.settings_file import load\nload(Path.cwd(), {})\n"
             "from compact_agent.ui.repl_start import Start\nfrom compact_agent.agent.run.options import SessionOptions\n"
             "Start.of(SessionOptions(cwd=Path.cwd(), model='m', base_url='http://127.0.0.1:9/v1'))\n"
-            "from compact_agent.session.answered import continued_id\ncontinued_id(Path.cwd())")  # what -c opens
+            "from compact_agent.session.answered import continued_id\ncontinued_id(Path.cwd())\n"  # what -c opens
+            f"{PASSED_OVER}from compact_agent.cli_resume import resumed_file\nresumed_file(Path.cwd(), True, None)")
     assert loaded_after(code, tmp_path) == []
+
+
+#: Sessions where `-c` passes a failed start over and says so, with each one's first prompt.
+PASSED_OVER = """import os
+from compact_agent.agent.run.options import session_root
+root = session_root(Path.cwd())
+root.mkdir(parents=True, exist_ok=True)
+for n, lines in enumerate([
+        ['{"v": 1, "id": "q", "kind": "message", "message": {"kind": "request", "parts": [{"part_kind": "user-prompt", '
+         '"content": "real work"}]}}', '{"v": 1, "id": "r", "kind": "message", "message": {"kind": "response", '
+         '"parts": [{"part_kind": "text", "content": "done"}]}}'],
+        ['{"v": 1, "id": "p", "kind": "prompt", "prompt": {"text": "oops"}}']]):
+    path = root / f"20261201-090{n}-aaaaaa.jsonl"
+    path.write_text("\\n".join(lines) + "\\n")
+    os.utime(path, (1000 + n, 1000 + n))
+"""
 
 
 def test_the_library_loads_each_name_on_first_use(tmp_path):

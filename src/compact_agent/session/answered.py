@@ -10,17 +10,22 @@ session the model answered in, and the command line says which newer sessions it
 session among them, `-c` opens the newest, and sends its prompt again.
 
 Read without pydantic-ai: the command line picks the session before the REPL's prompt is up (what
-`sessions` says of one, by its first prompt, is listing.py's, which needs it).
+`sessions` says of one is listing.py's, which needs it; the first prompt `-c`'s note names a session
+by is began_with.py's). And read only as far as a reply: a file the model answered in has one
+early, and a line that holds neither a response nor a boundary is not parsed, so a failed start
+whose prompt was a paste of megabytes costs a scan of its bytes, not of its JSON.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import lines
 from .files import list_sessions
-from .lines import readable_entries
 from .not_a_session import is_not_a_session
 
 #: The key of the note a rewrite's boundary carries (listing.py, `carried`).
@@ -83,9 +88,24 @@ def answered(path: Path) -> bool:
     """Whether the model answered in the session at `path`. A file that cannot be read counts as
     answered: `-c` does not pass it over, and opening it says what is wrong."""
     try:
-        return any(gave_answer(entry) for entry in readable_entries(path))
+        for line in _worth_parsing(path):
+            try:
+                entry = json.loads(line)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                continue
+            if isinstance(entry, dict) and gave_answer(entry):
+                return True
     except OSError:
         return True
+    return False
+
+
+def _worth_parsing(path: Path) -> Iterator[bytes]:
+    """The lines of `path` that may hold a reply or a boundary: the others hold no answer (in a JSON
+    string a quote is escaped: no paste spells `"response"`), and are not parsed."""
+    for line in lines._file_lines(path):
+        if line is not None and (b'"response"' in line or b'"boundary"' in line):
+            yield line
 
 
 @dataclass(frozen=True)

@@ -18,29 +18,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..context.compaction.summary import MARK, is_synthetic_text
-from ..context.refit import INPUT_CUT
 from ..shell_message import as_typed_with_output
+from .answered import INPUT_CUT, REPLIED, gave_answer, note_of
 from .answered import KEY as KEY  # the key of the boundary note `carried` writes (store.py)
-from .answered import REPLIED, gave_answer, note_of
+from .began_with import PROMPT_CHARS, a_message
 from .lines import readable_entries
 from .loading import readable
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-#: Of a first prompt, the characters kept: a listing shows one line of it (an 18 KB paste is not
-#: copied into every boundary).
-PROMPT_CHARS = 500
 #: Rewrites that write the conversation as it now stands (a rewind, an edited history, the newest
 #: prompt cut to the server's window): their messages are counted themselves. Any other rewrite is
 #: a compaction, whose messages (the summary, the files restored, the tail kept) stand for messages
 #: already counted.
 NOT_FOLDING = ("rewind", "history_changed", INPUT_CUT)
-#: The mark of the program's close of a turn that got no answer (agent/run/unfinished.py writes it).
-UNANSWERED = "unanswered"
-#: The marks of the read_file call and its results that a file or an image the user attached with
-#: `@path` adds before their message (agent/run/turn.py, `mentions`): part of the message as typed.
-ATTACHED = ("mention", "image")
 
 
 @dataclass
@@ -96,7 +88,7 @@ def scan(path: Path, max_entries: int = 200) -> Listed:
                 continue
             if isinstance(entry.get("prompt"), str):
                 settled.add(entry["prompt"])
-            if not _a_message(entry.get("message")):  # the program's close of a turn, an attachment's read
+            if not a_message(entry.get("message")):  # the program's close of a turn, an attachment's read
                 continue
             n += 1
             if out.prompt or n > max_entries:
@@ -122,23 +114,8 @@ def counted(messages: Sequence[ModelMessage]) -> int:
     '3 messages', the close between them counted as one; that they got no answer is the listing's
     `(unanswered)` mark, and `/history`'s `no answer` row. Nor the read_file call and results an
     `@path` attachment adds: a message typed with a file attached was '3 messages'."""
-    return sum(1 for m in messages if _a_message({"kind": m.kind, "metadata": getattr(m, "metadata", None),
+    return sum(1 for m in messages if a_message({"kind": m.kind, "metadata": getattr(m, "metadata", None),
                                                   "parts": [{"part_kind": p.part_kind} for p in m.parts]}))
-
-
-def _a_message(message: Any) -> bool:
-    """Whether a stored message is one of the conversation a listing counts: not the program's close
-    of a turn that got no answer, nor an attachment's read (`ATTACHED`) without the user's words."""
-    if not isinstance(message, dict):
-        return True
-    meta = message.get("metadata")
-    ours = meta.get("compact_agent") if isinstance(meta, dict) else None
-    mark = ours.get("synthetic") if isinstance(ours, dict) else None
-    if message.get("kind") == "response":
-        return mark != UNANSWERED and mark not in ATTACHED
-    parts = message.get("parts")
-    typed = isinstance(parts, list) and any(isinstance(p, dict) and p.get("part_kind") == "user-prompt" for p in parts)
-    return typed or mark not in ATTACHED
 
 
 def carried(path: Path, trigger: str, written: int, start_of: Path | None = None) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from ..shell_message import as_typed_with_output
 
 #: The record's folder, beside the project's sessions.
 FOLDER = "sent_prompts"
+#: The characters of a prompt a checkpoint keeps as its preview (agent/tools/checkpoints.py).
+PREVIEW_CHARS = 120
 #: The first words of the prompt `/init` sends (ui/more_commands.py's INIT_PROMPT).
 INIT_START = "Look at this repository and write an AGENTS.md"
 
@@ -95,8 +97,6 @@ def entries(root: Path, session_id: str) -> Iterator[tuple[int, str, Noted]]:
 
 def preview(prompt: str) -> str:
     """A prompt as its checkpoint keeps it (Checkpoints.begin): on one line, redacted, cut."""
-    from ..agent.tools.checkpoint_entry import PREVIEW_CHARS
-
     line = " ".join(secrets.redact(prompt).split())
     return line[:PREVIEW_CHARS - 1] + "…" if len(line) > PREVIEW_CHARS else line
 

@@ -346,9 +346,11 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
 def _hints(root: Path, session_id: str | None) -> tuple[str, str]:
     """How a failure says the session its prompt is saved in goes on: `-c`, or `-r ID` where `-c`
     opens another (session/answered.py)."""
-    from ..session.answered import continued_id
+    from ..session.answered import answered, continued_id
 
-    return print_slash.hints(session_id, session_id is None or continued_id(root) == session_id)
+    if session_id is None or (was := stop_signals.passed_over(session_id)) is None:  # else known from the start
+        return print_slash.hints(session_id, session_id is None or continued_id(root) == session_id)
+    return print_slash.hints(session_id, not was or answered(root / f"{session_id}.jsonl"))
 
 
 def saved_id(s: AgentSession) -> str | None:

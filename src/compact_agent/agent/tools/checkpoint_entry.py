@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-PREVIEW_CHARS = 120
+from ...session.typed import PREVIEW_CHARS as PREVIEW_CHARS  # where -c's note reads it without pydantic-ai
 
 
 @dataclass
