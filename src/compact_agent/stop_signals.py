@@ -69,6 +69,7 @@ def continues(session_id: str | None = None) -> str:
     that does."""
     return CONTINUES if session_id is None else CONTINUES.replace("-c -p", f"-r {session_id} -p")
 
+
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 #: The exit status of a print-mode run stopped by Ctrl-C (`interrupted`): 128 + SIGINT.

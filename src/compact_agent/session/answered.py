@@ -143,4 +143,3 @@ def continued_id(root: Path) -> str | None:
         return None
     chosen = continued(found).path
     return (chosen or found[0]).stem
-

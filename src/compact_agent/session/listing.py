@@ -152,4 +152,3 @@ def _first_words(message: dict[str, Any]) -> str:
         if part["content"].strip():
             return str(part["content"])
     return ""
-

@@ -45,7 +45,6 @@ KEPT_HINT = ("; the session is saved with the prompt; sent as it is, it would be
              "another prompt without -c")
 
 
-
 def hints(session_id: str | None, opened_by_c: bool) -> tuple[str, str]:
     """RETRY_HINT and KEPT_HINT for the session the prompt is saved in; one `-c` does not open (a
     new session the model has not answered in, while an older one it answered in is there) is named

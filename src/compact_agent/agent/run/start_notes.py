@@ -46,4 +46,3 @@ def window_setting(session: Starting) -> str:
         return "context_window in " + (session.opts.config.where("context_window") if session.opts.config
                                        else "a config file")
     return f"{session.info.name}'s window; give a larger one with --context-window"
-
