@@ -182,3 +182,42 @@ def test_a_reference_is_followed_only_inside_the_rollouts_sessions_tree(tmp_path
     assert prompts(transcript) == ["parent task", "second parent task", "go"], transcript.warnings
     [note] = [w for w in transcript.warnings if w.startswith("read ")]
     assert str(parent) in note
+
+
+def test_references_that_fan_out_are_followed_a_bounded_number_of_times(tmp_path: Path) -> None:
+    """Nine rollouts each naming the next three times: every reference was followed and each file read
+    again per reference, 29,524 records at three, a run that never ended at five (k**depth). At most
+    MAX_REFERENCES are followed, each file read once, and the rest are said."""
+    from compact_agent.replay._codex_records import MAX_REFERENCES
+
+    names = [f"rollout-2026-08-01T10-00-0{i}-chain.jsonl" for i in range(9)]
+    for i, name in enumerate(names):
+        refs = [cx("rollout_reference", {"rollout_path": names[i + 1], "max_depth": 8})] * 3 if i + 1 < len(names) else []
+        write_jsonl(tmp_path / name, [meta(), *refs, *typed(f"step {i}"), reply(f"done {i}")])
+    transcript = load_transcript(tmp_path / names[0])
+    assert len(prompts(transcript)) <= MAX_REFERENCES + 1 and prompts(transcript)[-1] == "step 0"
+    [note] = [w for w in transcript.warnings if "continues" in w]
+    assert f"past the {MAX_REFERENCES} references the analyzer follows" in note
+    [read] = [w for w in transcript.warnings if w.startswith("read ")]
+    assert read.count("chain.jsonl") == 3 and "and more" in read  # each file named once, the first three
+
+
+def test_a_reference_reaches_no_subfolder_and_goes_by_where_the_rollout_really_is(tmp_path: Path) -> None:
+    """The rollout's folder meant every folder under it, hidden ones too, and was the folder of the path
+    as typed: a rollout linked from a home folder could have any file under it read. Only the folder
+    the rollout really is in (and the day folders of its sessions tree) are reached."""
+    home = tmp_path / "home"
+    (home / ".config" / "app").mkdir(parents=True)
+    private = write_jsonl(home / ".config" / "app" / "history.jsonl", [*typed("PRIVATE")])
+    beside = write_jsonl(home / "notes.jsonl", [*typed("BESIDE THE LINK")])
+    real = tmp_path / "downloads"
+    real.mkdir()
+    for path in (str(private), str(beside)):
+        lines = [meta(), cx("rollout_reference", {"rollout_path": path, "max_depth": 4}), *typed("go"), reply("ok")]
+        write_jsonl(real / "rollout-2026-08-02T10-00-00-x.jsonl", lines)
+        (home / "rollout.jsonl").unlink(missing_ok=True)
+        (home / "rollout.jsonl").symlink_to(real / "rollout-2026-08-02T10-00-00-x.jsonl")
+        transcript = load_transcript(home / "rollout.jsonl")
+        assert prompts(transcript) == ["go"], (path, transcript.warnings)
+        [note] = [w for w in transcript.warnings if "continues" in w]
+        assert "outside this rollout's sessions folder" in note

@@ -35,6 +35,7 @@ source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from collections.abc import Mapping
@@ -51,6 +52,9 @@ BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score
                          "inter_agent_communication_metadata"})
 MAX_REFERENCED_BYTES = 64 << 20  # as importers.MAX_DOCUMENT_BYTES, the cap on a file read whole
 MAX_DEPTH = 8  # references followed at most, whatever a line allows (Codex's default is smaller)
+#: References a rollout may have followed in all, and bytes read for them: a chain of forks needs a few;
+#: files that each name the next several times would otherwise multiply (k**depth) into a run that never ends.
+MAX_REFERENCES = 16
 
 
 @dataclass
@@ -135,33 +139,45 @@ def with_references(records: list[Mapping[str, Any]], source: Path | None,
 _DAY = re.compile(r"\d{2}")
 
 
+def _is_day(folder: Path) -> bool:
+    """Whether `folder` is a day of a Codex sessions tree (``…/YYYY/MM/DD``)."""
+    day = folder.parts[-3:]
+    return len(day) == 3 and bool(re.fullmatch(r"\d{4}", day[0])) and all(_DAY.fullmatch(p) for p in day[1:])
+
+
 @dataclass
 class Reach:
     """Where a reference may lead. A transcript is untrusted input, so the path a ``rollout_reference``
     names is never read as given: the file it names is looked for as that path, its last parts under the
     sessions tree and its name beside the rollout, and read only when it resolves (symlinks followed) to
-    a regular file of at most MAX_REFERENCED_BYTES inside the folder of the rollout the analyzer was
-    given, or inside the sessions tree that folder is a day of (``<root>/YYYY/MM/DD``, as Codex files
-    its rollouts)."""
+    a regular file of at most MAX_REFERENCED_BYTES in the folder of the rollout the analyzer was given
+    (resolved; not its subfolders), or in a day folder of the sessions tree that folder is a day of
+    (``<root>/YYYY/MM/DD``, as Codex files its rollouts). MAX_REFERENCES references are followed in all,
+    within MAX_REFERENCED_BYTES read for them, each file read once (`cache`)."""
 
     roots: tuple[Path, ...] = ()
     read: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     damaged: int = 0
+    followed: int = 0
+    bytes_read: int = 0
+    cache: dict[Path, list[Mapping[str, Any]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, source: Path | None) -> Reach:
         if source is None:
             return cls()
-        folder = source.absolute().parent
-        roots = [folder]
-        day = folder.parts[-3:]
-        if len(day) == 3 and re.fullmatch(r"\d{4}", day[0]) and all(_DAY.fullmatch(p) for p in day[1:]):
-            roots.append(folder.parent.parent.parent)
         try:
-            return cls(tuple(r.resolve() for r in roots))
+            folder = source.resolve().parent
         except (OSError, RuntimeError):
             return cls()
+        return cls((folder, folder.parent.parent.parent) if _is_day(folder) else (folder,))
+
+    def allows(self, path: Path) -> bool:
+        """Whether `path` (resolved) is in the rollout's own folder or a day folder of its sessions tree."""
+        folder = path.parent
+        return folder == self.roots[0] if len(self.roots) == 1 else (
+            folder == self.roots[0] or (_is_day(folder) and folder.parent.parent.parent == self.roots[1]))
 
     def find(self, name: str, beside: Path | None) -> tuple[Path | None, str]:
         """The file a reference names, if it may be read; else why not."""
@@ -181,7 +197,7 @@ class Reach:
                 info = path.stat()
             except (OSError, RuntimeError, ValueError):
                 continue
-            if not any(path.is_relative_to(root) for root in self.roots):
+            if not self.roots or not self.allows(path):
                 why = "outside this rollout's sessions folder"
             elif not stat.S_ISREG(info.st_mode):
                 why = "not a regular file"
@@ -205,11 +221,16 @@ def _expanded(records: list[Mapping[str, Any]], source: Path | None, depth: int,
         name = str(payload.get("rollout_path") or "")
         found, why = reach.find(name, source) if name else (None, "no path")
         label = Path(name).name or "a rollout without a path"
-        if found is None or found in visiting or depth >= MAX_DEPTH:
+        if reach.followed >= MAX_REFERENCES:
+            why = f"past the {MAX_REFERENCES} references the analyzer follows in one rollout"
+        if found is None or found in visiting or depth >= MAX_DEPTH or reach.followed >= MAX_REFERENCES:
             reach.missing.append(f"{label}: {why or 'a reference back to itself, or too deep'}")
             continue
-        reach.read.append(str(found))
-        items = _expanded(_read(found, thread, reach), found, depth + 1, reach, visiting | {found}, thread)
+        reach.followed += 1
+        if found not in reach.cache:
+            reach.read.append(str(found))
+            reach.cache[found] = _read(found, thread, reach)
+        items = _expanded(reach.cache[found], found, depth + 1, reach, visiting | {found}, thread)
         out.extend(_before_user_message(items, payload.get("nth_user_message")))
     return out
 
@@ -220,23 +241,31 @@ def _read(path: Path, thread: str | None, reach: Reach) -> list[Mapping[str, Any
     inherited replies keep the usage of their token_count events; an earlier segment of this thread
     keeps its records. What it holds is data: lines of Codex's kinds, read as the rollout's own are."""
     records: list[Mapping[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    reach.damaged += 1
-                    continue
-                if not isinstance(record, Mapping):
-                    reach.damaged += 1
-                elif record.get("type") != "session_meta" and not (
-                        record.get("type") == "token_usage_record" and _thread_of(record) != thread):
-                    records.append(record)
+    try:  # opened as checked: no link swapped in, no pipe to block on, no more than the bytes left to read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as raw:
+            if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+                return []
+            data = raw.read(MAX_REFERENCED_BYTES - reach.bytes_read + 1)
+        reach.bytes_read += len(data)
+        if reach.bytes_read > MAX_REFERENCED_BYTES:
+            return []
     except OSError:
         return []
+    for raw_line in data.split(b"\n"):  # as a file is read by lines: not at the other breaks str.splitlines takes
+        line = raw_line.decode("utf-8", errors="replace")
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            reach.damaged += 1
+            continue
+        if not isinstance(record, Mapping):
+            reach.damaged += 1
+        elif record.get("type") != "session_meta" and not (
+                record.get("type") == "token_usage_record" and _thread_of(record) != thread):
+            records.append(record)
     return records
 
 
