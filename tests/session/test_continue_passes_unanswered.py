@@ -108,6 +108,15 @@ def test_a_boundary_a_load_cannot_read_is_no_answer(tmp_path: Path) -> None:
         assert not answered.answered(path), boundary
 
 
+def test_a_response_line_with_no_parts_is_no_answer(tmp_path: Path) -> None:
+    """A damaged line of a failed start that says `response` but holds no reply made it count as answered."""
+    for n, message in enumerate(('{"kind": "response"}', '{"kind": "response", "parts": "x"}',
+                                 '{"kind": "response", "parts": []}')):
+        path = tmp_path / f"20261201-090{n}-bbbbbb.jsonl"
+        path.write_text(f'{{"v": 1, "id": "a", "kind": "message", "message": {message}}}\n')
+        assert not answered.answered(path), message
+
+
 def test_the_note_names_a_session_by_the_prompt_the_listing_gives_it(tmp_path: Path) -> None:
     """began_with.py reads the first prompt without pydantic-ai, and as far as it: it agrees with
     listing.scan, or says it cannot tell (None)."""

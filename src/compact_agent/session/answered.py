@@ -51,10 +51,12 @@ def gave_answer(entry: dict[str, Any]) -> bool:
     had answered in (its note says so, `REPLIED`). A rewrite noted before the note said so may stand
     for replies (a compaction's record, what a rewind or an edit left), unless it is the prompt cut
     to a server's window before any reply to it, of a file that was not compacted (its note counts
-    messages it no longer holds). A boundary entry a load cannot read (no trigger) is none."""
+    messages it no longer holds). A boundary that is no object or names no trigger (no writer of ours
+    makes one), and a response with no parts (no reply to read), are none."""
     message = entry.get("message")
     if entry.get("kind") == "message":
         return isinstance(message, dict) and message.get("kind") == "response" \
+            and isinstance(message.get("parts"), list) and bool(message["parts"]) \
             and from_the_model(message.get("metadata"))
     boundary = entry.get("boundary")
     if entry.get("kind") != "boundary" or not (isinstance(boundary, dict) and isinstance(boundary.get("trigger"), str)):
