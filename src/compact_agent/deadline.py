@@ -124,11 +124,15 @@ def _expired(request: httpx.Request, timeout_s: float) -> httpx.ReadTimeout:
     return httpx.ReadTimeout(f"no complete reply within {timeout_s:g} s", request=request)
 
 
-def deadline_client(timeout_s: float, client_class: Callable[..., httpx.AsyncClient]) -> httpx.AsyncClient:
-    """The SDK's own default client (`client_class`) whose every attempt ends within `timeout_s`.
+def deadline_client(timeout_s: float, client_class: Callable[..., httpx.AsyncClient],
+                    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+                    ) -> httpx.AsyncClient:
+    """The SDK's own default client (`client_class`) whose every attempt ends within `timeout_s`;
+    `wrap`, if given, wraps the deadline's transport (what it reads of a response is within the deadline).
 
     The per-phase timeout stays the same number, so a silent server still fails as fast as before;
     the connection limits are the SDKs' defaults (a custom transport does not take them otherwise).
     """
     inner = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100))
-    return client_class(transport=DeadlineTransport(inner, timeout_s), timeout=timeout_s)
+    transport: httpx.AsyncBaseTransport = DeadlineTransport(inner, timeout_s)
+    return client_class(transport=wrap(transport) if wrap else transport, timeout=timeout_s)

@@ -254,10 +254,10 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     from pydantic_ai.providers.openai import OpenAIProvider
 
     from .context.decisions.thinking_out import named_to_ask_reasoning_back
-    from .user_turns import AlternatingChatModel  # a local server's chat template may want turns to alternate
+    from .user_turns import AlternatingChatModel, FinalRefusals  # a chat template may want turns to alternate
 
     client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=max_retries, timeout=timeout_s,
-                         http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
+                         http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient, FinalRefusals))
     if "/" not in name and named_to_ask_reasoning_back(name):
         # DeepSeek's thinking models by DeepSeek's own names elsewhere (a proxy of its API) are sent back
         # their reasoning as DeepSeek's provider sends it: in `reasoning_content` (not as <think> text, as

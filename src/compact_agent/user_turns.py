@@ -20,6 +20,11 @@ as before. A request whose roles alternate only once tool calls are passed over 
 results inside a turn, a summary request's instruction) is not what joining mends, and is not sent
 again; the summary request's second form, the conversation as one text, goes through such a server.
 
+The refusal is the template's, so sending the same request again cannot help: `FinalRefusals`, the
+transport of that model's client, marks an error answer in those words `x-should-retry: false`,
+which the openai SDK obeys, and llama.cpp's 500 is not sent twice more with backoff before it is
+learned from (vLLM's 400 the SDK never retried).
+
 Imported only by `models.build_model`, after the OpenAI client is loaded.
 """
 
@@ -30,6 +35,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
+import httpx2 as httpx  # the HTTP client the openai SDK is built on
 from openai.types import chat
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ModelHTTPError
@@ -38,7 +44,7 @@ from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.settings import ModelSettings
 
-__all__ = ["AlternatingChatModel", "join_user_runs", "wants_alternation"]
+__all__ = ["AlternatingChatModel", "FinalRefusals", "join_user_runs", "says_turns_must_alternate", "wants_alternation"]
 
 #: Whether the request last mapped in this task held adjacent user messages (joining changes it): a
 #: context variable, as two requests of one model may be out at once (a session-notes request beside
@@ -102,7 +108,47 @@ def wants_alternation(e: ModelHTTPError) -> bool:
     """Whether `e` is a server's refusal of a request whose user and assistant turns do not
     alternate, in the words chat templates raise it with (Mistral's, Gemma's, Llama 2's): vLLM answers
     it as a 400, llama.cpp's server (and Ollama) as a 500."""
-    return e.status_code >= 400 and "roles must alternate" in f"{e.body} {e.message}".lower()
+    return e.status_code >= 400 and says_turns_must_alternate(f"{e.body} {e.message}")
+
+
+def says_turns_must_alternate(text: str) -> bool:
+    """Whether an error's `text` is a chat template's refusal of turns that do not alternate."""
+    return "roles must alternate" in text.lower()
+
+
+#: The largest error body `FinalRefusals` reads to look for the refusal's words (a template's is a
+#: few hundred bytes); a longer one, or one whose length is not given, is left to the SDK unread.
+ERROR_BODY_MAX = 16_384
+
+
+class FinalRefusals(httpx.AsyncBaseTransport):
+    """Wraps `inner` so an error answer (4xx, 5xx) that refuses turns that do not alternate carries
+    `x-should-retry: false`: a chat template refuses the same request the same way every time.
+    Only a small error body, whole and of a known length, is read (and kept for the SDK to read);
+    any other answer, a streamed reply above all, passes as it came."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        size = response.headers.get("content-length", "")
+        if (response.status_code < 400 or not size.isdigit() or int(size) > ERROR_BODY_MAX
+                or response.headers.get("content-encoding", "identity").lower() != "identity"):
+            return response
+        stream = response.stream
+        assert isinstance(stream, httpx.AsyncByteStream)
+        try:
+            body = b"".join([chunk async for chunk in stream])
+        finally:
+            await stream.aclose()
+        response.stream = httpx.ByteStream(body)
+        if says_turns_must_alternate(body.decode("utf-8", "replace")):
+            response.headers["x-should-retry"] = "false"
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def join_user_runs(messages: list[chat.ChatCompletionMessageParam]) -> list[chat.ChatCompletionMessageParam]:

@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes._wire import ROLES_MUST_ALTERNATE, message_text
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 N = 14
 
@@ -125,3 +125,47 @@ async def test_two_requests_out_at_once_each_decide_for_themselves() -> None:
         first, second = await asyncio.gather(joined, other)
     assert [p.content for p in first.parts] == ["task\n\ndigest"]
     assert [p.content for p in second.parts] == ["the other"]
+
+
+async def test_llama_cpps_refusal_is_sent_once_not_retried_then_sent_joined() -> None:
+    """A template's refusal is the same every time: llama.cpp's 500 in its words is not sent twice
+    more with the SDK's backoff (its default two retries) before it is learned from, streamed or not."""
+    from pydantic_ai.messages import ModelMessage, ModelRequest, TextPart, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.models import build_model
+
+    asked: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("the task"), UserPromptPart("a digest")])]
+    with FakeOpenAIServer(lambda req: Reply.text(message_text(req.messages[-1])), model="local",
+                          alternating_roles="llama.cpp") as server:
+        answered = await build_model("local", base_url=server.base_url, api_key="k").request(
+            asked, None, ModelRequestParameters())
+        assert [p.content for p in answered.parts if isinstance(p, TextPart)] == ["the task\n\na digest"]
+        assert [status for _, status, _ in server.rejected] == [500] and len(server.requests) == 2
+        async with build_model("local", base_url=server.base_url, api_key="k").request_stream(
+                asked, None, ModelRequestParameters()) as streamed:
+            async for _ in streamed:
+                pass
+        assert [p.content for p in streamed.get().parts if isinstance(p, TextPart)] == ["the task\n\na digest"]
+        assert [status for _, status, _ in server.rejected] == [500, 500] and len(server.requests) == 4
+        assert [r.stream for r in server.requests] == [False, False, True, True]
+
+
+async def test_a_server_error_in_other_words_is_still_retried() -> None:
+    from pydantic_ai.exceptions import ModelHTTPError
+    from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.models import build_model
+
+    def failing(req: ChatRequest) -> Reply:
+        return Reply.error(500, {"error": {"code": 500, "type": "server_error", "message": (
+            "the roles of this request could not be loaded")}}, {"retry-after-ms": "1"})
+
+    with FakeOpenAIServer(failing, model="local") as server:
+        model = build_model("local", base_url=server.base_url, api_key="k")
+        with pytest.raises(ModelHTTPError) as raised:
+            asked: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("the task")])]
+            await model.request(asked, None, ModelRequestParameters())
+    assert raised.value.status_code == 500 and "could not be loaded" in str(raised.value.body)
+    assert len(server.requests) == 3  # sent, then its two retries, as before

@@ -241,12 +241,16 @@ tool-calling templates on the Hugging Face hub, tokenizer_config.json of Mistral
 which vLLM applies to every request and answers as a 400 when it raises."""
 
 
-def check_roles_alternate(messages: list[JSONDict]) -> None:
+def check_roles_alternate(messages: list[JSONDict], as_llama_cpp: bool = False) -> None:
     """A server applying such a template: after the system messages, the user messages and the
     assistant messages without tool calls must alternate, starting with a user message (tool
-    messages and assistant messages that call tools are passed over, as that template does)."""
+    messages and assistant messages that call tools are passed over, as that template does).
+    vLLM answers the template's exception as a 400; llama.cpp's server (`as_llama_cpp`) as a 500, in
+    its own error shape, which the SDKs retry unless told not to."""
     turns = [m.get("role") for m in messages if m.get("role") in ("user", "assistant") and not m.get("tool_calls")]
     if any((role == "user") != (i % 2 == 0) for i, role in enumerate(turns)):
+        if as_llama_cpp:
+            raise WireError(500, {"error": {"code": 500, "message": ROLES_MUST_ALTERNATE, "type": "server_error"}})
         raise WireError(400, {"object": "error", "type": "BadRequestError", "param": None, "code": 400,
                               "message": ROLES_MUST_ALTERNATE})
 

@@ -306,7 +306,8 @@ class FakeOpenAIServer:
             message refused); code that passes here passes there either way.
         alternating_roles: answer as a server applying a chat template whose user and assistant turns must
             alternate (`_wire.check_roles_alternate`: Mistral's, as vLLM applies it): two user messages with no
-            answer between them are a 400 in that template's words.
+            answer between them are a 400 in that template's words; "llama.cpp": a 500, as llama.cpp's server
+            with `--jinja` answers it.
     """
 
     def __init__(
@@ -325,7 +326,7 @@ class FakeOpenAIServer:
         lists_models: bool | Sequence[str] = True,
         models_fault: Fault | None = None,
         thinking_mode: bool = False,
-        alternating_roles: bool = False,
+        alternating_roles: bool | Literal["llama.cpp"] = False,
     ) -> None:
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
@@ -518,7 +519,7 @@ class FakeOpenAIServer:
         if self.thinking_mode:
             check_reasoning_sent_back(req.messages)
         if self.alternating_roles:
-            check_roles_alternate(req.messages)
+            check_roles_alternate(req.messages, as_llama_cpp=self.alternating_roles == "llama.cpp")
         validate_tools(req.body)
         check_window(req.prompt_tokens, req.body, self.window, self.overflow)
         reply = self.responder(req)
