@@ -13,8 +13,8 @@ stopped at its first digest for good.
 own, learns it from that refusal: it sends the same request again at once with each run of adjacent
 `user` messages joined into one (their texts with a blank line between them, or, where one holds
 parts such as an image, all the parts in order), and every later request of the session the same
-way (of the model object: a `/model` switch or a new run learns it again from one refusal). The
-model reads the same words in the same order, and the joining is the same in every request,
+way, and `on_learned` tells its session, which keeps it for the runs to the same server and model
+that follow (agent/run/server_turns.py). The model reads the same words in the same order, and the joining is the same in every request,
 so the server's prompt cache still finds its prefix. A server that takes separate messages gets them
 as before. A request whose roles alternate only once tool calls are passed over (a digest after tool
 results inside a turn, a summary request's instruction) is not what joining mends, and is not sent
@@ -30,7 +30,7 @@ Imported only by `models.build_model`, after the OpenAI client is loaded.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -54,9 +54,11 @@ _had_runs: ContextVar[bool] = ContextVar("had_user_runs", default=False)
 
 class AlternatingChatModel(OpenAIChatModel):
     """pydantic-ai's chat-completions model, sending adjacent user messages as one once a server
-    refused them as turns that do not alternate (module docstring). `joins_user_turns`: learned."""
+    refused them as turns that do not alternate (module docstring). `joins_user_turns`: learned (or
+    kept from an earlier run); `on_learned`: called when it is learned."""
 
     joins_user_turns: bool = False
+    on_learned: Callable[[], None] | None = None
 
     async def _map_messages(self, messages: Sequence[ModelMessage], model_request_parameters: ModelRequestParameters,
                             *, model_settings: ModelSettings | None = None) -> list[chat.ChatCompletionMessageParam]:
@@ -71,6 +73,8 @@ class AlternatingChatModel(OpenAIChatModel):
         summary request whose instruction follows tool results has none: sent again, it is refused again)."""
         if not wants_alternation(e):
             return False
+        if not self.joins_user_turns and self.on_learned is not None:
+            self.on_learned()
         self.joins_user_turns = True
         return _had_runs.get()
 

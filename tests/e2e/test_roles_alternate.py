@@ -8,6 +8,8 @@ messages gets them as before."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.e2e.conftest import Cli
@@ -169,3 +171,32 @@ async def test_a_server_error_in_other_words_is_still_retried() -> None:
             await model.request(asked, None, ModelRequestParameters())
     assert raised.value.status_code == 500 and "could not be loaded" in str(raised.value.body)
     assert len(server.requests) == 3  # sent, then its two retries, as before
+
+
+async def test_a_later_run_to_the_same_server_and_model_joins_from_its_first_request(tmp_path: Path) -> None:
+    """What one run learned is kept per endpoint and model (agent/run/server_turns.py): the next run's
+    model, wired as a session wires it, sends its first request joined, not refused again."""
+    from types import SimpleNamespace
+    from typing import Any
+
+    from pydantic_ai.messages import ModelMessage, ModelRequest, TextPart, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from compact_agent.agent.run import server_turns
+    from compact_agent.agent.run.server_keys import endpoint
+    from compact_agent.models import build_model, model_info
+
+    asked: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("the task"), UserPromptPart("a digest")])]
+    with FakeOpenAIServer(lambda req: Reply.text(message_text(req.messages[-1])), model="local",
+                          alternating_roles="llama.cpp") as server:
+        def run(name: str) -> Any:
+            opts = SimpleNamespace(model_override=None, home=tmp_path, base_url=server.base_url)
+            model = build_model(name, base_url=server.base_url, api_key="k")
+            server_turns.wire(model, opts, model_info(name, provider="openai"))
+            return model
+
+        for _ in range(2):
+            answered = await run("local").request(asked, None, ModelRequestParameters())
+            assert [p.content for p in answered.parts if isinstance(p, TextPart)] == ["the task\n\na digest"]
+        assert len(server.rejected) == 1 and len(server.requests) == 3  # refused in the first run only
+        assert not server_turns.joins(tmp_path, endpoint(server.base_url, "openai"), "other")

@@ -22,7 +22,7 @@ from ...context.plumbing import tokens
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
 from ...session import remembered
 from ..accounting.context_report import sync_costs
-from . import server_windows
+from . import server_turns, server_windows
 from .window_check import check_window
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
                       cache_ttl_minutes=session.settings.cache_ttl_minutes)
     minimum = check_window(session, info, "/model NAME --window N")
     model = build_model(name, base_url=opts.base_url, api_key=opts.api_key)
+    server_turns.wire(model, opts, info)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
     compaction, context = None, None

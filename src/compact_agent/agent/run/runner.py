@@ -62,7 +62,7 @@ from ..tools.file_state import (
     save_read_state,
 )
 from ..tools.toolset import build_toolset, mention_messages
-from . import server_windows, turn
+from . import server_turns, server_windows, turn
 from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
 from .in_use import in_use
@@ -116,6 +116,7 @@ class AgentSession:
                                           cache_ttl_minutes=self.settings.cache_ttl_minutes)
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **http_limits(self.settings))
+        server_turns.wire(self.model, opts, self.info)  # joins user messages where an earlier run learned to
         self.session_id, exists = resolved or resolve_session_id(opts)
         home = opts.home or home_dir()
         for d in (home, home / "projects"):  # also when an older version made them 0755
