@@ -21,7 +21,7 @@ from typing import Any
 
 from ...config import home_dir
 from ...regular_file import read_own
-from ...session.files import atomic_write, ensure_private_dir
+from ...session.files import atomic_write, ensure_private_dir, remove_stale_temps
 from .server_keys import endpoint
 from .server_windows import FOLDER
 
@@ -46,6 +46,8 @@ def keep(home: Path, key: str, model: str) -> None:
     """Keep that `key`'s server wants `model`'s turns to alternate. Raises OSError."""
     path = path_in(home)
     with _locked(path):
+        if fcntl is not None:  # held: no live writer has a temp here, so one is a killed writer's
+            remove_stale_temps(path.parent, f".{path.name}.")
         joined = _read(path)
         if model not in joined.get(key, []):
             joined[key] = sorted({*joined.get(key, []), model})
