@@ -20,7 +20,7 @@ from ..shell_message import as_typed_with_output
 from .answered import note_of
 from .lines import readable_entries
 
-#: Of a first prompt, the characters kept (listing.py's PROMPT_CHARS).
+#: Of a first prompt, the characters kept (listing.py keeps as many).
 PROMPT_CHARS = 500
 #: The mark of the program's close of a turn that got no answer (agent/run/unfinished.py writes it).
 UNANSWERED = "unanswered"

@@ -14,21 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...config import home_dir
 from ...regular_file import read_own
-from ...session.files import atomic_write, ensure_private_dir, remove_stale_temps
+from ...session.files import atomic_write
 from .server_keys import endpoint
-from .server_windows import FOLDER
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: changes are made without the lock
-    fcntl = None  # type: ignore[assignment]
+from .server_windows import FOLDER, locked
 
 FILE = "turns.json"
 
@@ -45,9 +38,7 @@ def joins(home: Path, key: str, model: str) -> bool:
 def keep(home: Path, key: str, model: str) -> None:
     """Keep that `key`'s server wants `model`'s turns to alternate. Raises OSError."""
     path = path_in(home)
-    with _locked(path):
-        if fcntl is not None:  # held: no live writer has a temp here, so one is a killed writer's
-            remove_stale_temps(path.parent, f".{path.name}.")
+    with locked(path):  # as the windows' file: a killed writer's temp goes with the change
         joined = _read(path)
         if model not in joined.get(key, []):
             joined[key] = sorted({*joined.get(key, []), model})
@@ -71,17 +62,6 @@ def wire(model: Any, opts: Any, info: Any) -> None:
 
     model.on_learned = learned
 
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    ensure_private_dir(path.parent)
-    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _read(path: Path) -> dict[str, list[str]]:

@@ -103,13 +103,16 @@ def path_in(home: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold the flock on `path`'s lock file (`windows.json.lock`) for a read-modify-write of it."""
+def locked(path: Path) -> Iterator[None]:
+    """Hold the flock on `path`'s lock file (`windows.json.lock`, `turns.json.lock`) for a
+    read-modify-write of it. Held, no live writer has a temp beside `path`: one is a killed writer's,
+    and goes."""
     ensure_private_dir(path.parent)
     fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # held for a read and a write: a blink
+            remove_stale_temps(path.parent, f".{path.name}.")
         yield
     finally:
         os.close(fd)  # lets go of the lock too
@@ -118,9 +121,7 @@ def _locked(path: Path) -> Iterator[None]:
 def _update(path: Path, change: Callable[[dict[str, dict[str, Kept]]], bool]) -> None:
     """Apply `change` to the windows kept, read afresh under the lock, and write them when it says
     they changed: what another process wrote since this one last read is kept. Raises OSError."""
-    with _locked(path):
-        if fcntl is not None:  # held: no live writer has a temp here, so one is a killed writer's
-            remove_stale_temps(path.parent, f".{path.name}.")
+    with locked(path):
         windows = _read(path)
         if change(windows):
             data = {url: {m: kept.to_json() for m, kept in models.items()} for url, models in windows.items()}
