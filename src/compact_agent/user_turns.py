@@ -30,6 +30,7 @@ Imported only by `models.build_model`, after the OpenAI client is loaded.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -123,13 +124,22 @@ def says_turns_must_alternate(text: str) -> bool:
 #: The largest error body `FinalRefusals` reads to look for the refusal's words (a template's is a
 #: few hundred bytes); a longer one, or one whose length is not given, is left to the SDK unread.
 ERROR_BODY_MAX = 16_384
+#: The content codings of an error body it reads, each as zlib's window bits for it (a proxy in front
+#: of the server may gzip it): gzip, and deflate, zlib-wrapped or raw as servers send it; one coded
+#: otherwise (br, zstd, two codings) is left to the SDK unread.
+CODINGS: dict[str, tuple[int, ...]] = {"identity": (), "gzip": (16 + zlib.MAX_WBITS,), "x-gzip": (16 + zlib.MAX_WBITS,),
+                                       "deflate": (zlib.MAX_WBITS, -zlib.MAX_WBITS)}
+#: How much of a compressed error body is decompressed to look for the words: a few kilobytes that
+#: would decompress to megabytes are not.
+ERROR_TEXT_MAX = 65_536
 
 
 class FinalRefusals(httpx.AsyncBaseTransport):
     """Wraps `inner` so an error answer (4xx, 5xx) that refuses turns that do not alternate carries
     `x-should-retry: false`: a chat template refuses the same request the same way every time.
-    Only a small error body, whole and of a known length, is read (and kept for the SDK to read);
-    any other answer, a streamed reply above all, passes as it came."""
+    Only a small error body, whole and of a known length, plain or compressed (`CODINGS`), is read
+    (and kept as it came, for the SDK to read and decode); any other answer, a streamed reply above
+    all, passes as it came."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
@@ -137,8 +147,8 @@ class FinalRefusals(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
         size = response.headers.get("content-length", "")
-        if (response.status_code < 400 or not size.isdigit() or int(size) > ERROR_BODY_MAX
-                or response.headers.get("content-encoding", "identity").lower() != "identity"):
+        coding = response.headers.get("content-encoding", "identity").strip().lower() or "identity"
+        if response.status_code < 400 or not size.isdigit() or int(size) > ERROR_BODY_MAX or coding not in CODINGS:
             return response
         stream = response.stream
         assert isinstance(stream, httpx.AsyncByteStream)
@@ -146,13 +156,26 @@ class FinalRefusals(httpx.AsyncBaseTransport):
             body = b"".join([chunk async for chunk in stream])
         finally:
             await stream.aclose()
-        response.stream = httpx.ByteStream(body)
-        if says_turns_must_alternate(body.decode("utf-8", "replace")):
+        response.stream = httpx.ByteStream(body)  # as it came: the SDK decodes it as it would have
+        if says_turns_must_alternate(_decoded(body, CODINGS[coding]).decode("utf-8", "replace")):
             response.headers["x-should-retry"] = "false"
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _decoded(body: bytes, window_bits: tuple[int, ...]) -> bytes:
+    """`body` decompressed with the first of `window_bits` that reads it, at most `ERROR_TEXT_MAX`
+    bytes of it (none given: as it is); b"" where none reads it (the SDK's decoder says why)."""
+    if not window_bits:
+        return body
+    for bits in window_bits:
+        try:
+            return zlib.decompressobj(bits).decompress(body, ERROR_TEXT_MAX)
+        except zlib.error:
+            continue
+    return b""
 
 
 def join_user_runs(messages: list[chat.ChatCompletionMessageParam]) -> list[chat.ChatCompletionMessageParam]:
