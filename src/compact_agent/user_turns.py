@@ -125,9 +125,9 @@ def says_turns_must_alternate(text: str) -> bool:
 #: few hundred bytes); a longer one, or one whose length is not given, is left to the SDK unread.
 ERROR_BODY_MAX = 16_384
 #: The content codings of an error body it reads, each as zlib's window bits for it (a proxy in front
-#: of the server may gzip it): gzip, and deflate, zlib-wrapped or raw as servers send it; one coded
-#: otherwise (br, zstd, two codings) is left to the SDK unread.
-CODINGS: dict[str, tuple[int, ...]] = {"identity": (), "gzip": (16 + zlib.MAX_WBITS,), "x-gzip": (16 + zlib.MAX_WBITS,),
+#: of the server may gzip it): gzip, and deflate, zlib-wrapped or raw, as the HTTP client decodes them
+#: for the SDK; one coded otherwise (br, zstd, two codings) is left to the SDK unread.
+CODINGS: dict[str, tuple[int, ...]] = {"identity": (), "gzip": (16 + zlib.MAX_WBITS,),
                                        "deflate": (zlib.MAX_WBITS, -zlib.MAX_WBITS)}
 #: How much of a compressed error body is decompressed to look for the words: a few kilobytes that
 #: would decompress to megabytes are not.
