@@ -23,6 +23,7 @@ from pydantic_ai.messages import (
     SystemPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturnPart,
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -119,3 +120,23 @@ async def test_a_history_with_messages_left_out_is_still_archived_and_rewritten(
     del shorter[1:3]  # the first call and its result
     await agent.run("Again.", message_history=shorter)
     assert store.archived == 1 and [b["trigger"] for b in store.boundaries] == ["history_changed"]
+
+
+async def test_a_history_whose_result_ended_otherwise_is_still_archived_and_rewritten() -> None:
+    """A result's `outcome` is what the model reads: a "failed" one goes as an error (`{"error": ...}`,
+    or the provider's error flag) where a "success" of the same words does not. Taken for the same
+    history, the store kept the success, and a restart read the result back as one."""
+    store = CountingStore()
+    agent = agent_on(store)
+    first = await agent.run("Read.")
+    held = list(store.messages)
+    edited = later(first.all_messages())
+    at, result = next((i, p) for i, m in enumerate(edited) for p in m.parts if isinstance(p, ToolReturnPart))
+    assert result.outcome == "success"
+    failed = dataclasses.replace(result, outcome="failed")
+    assert failed.model_response_str() != result.model_response_str()  # the model reads it otherwise
+    edited[at] = dataclasses.replace(edited[at], parts=[failed if p is result else p for p in edited[at].parts])  # type: ignore[arg-type]
+    second = await agent.run("Again.", message_history=edited)
+    assert store.archived == 1 and [b["trigger"] for b in store.boundaries] == ["history_changed"]
+    assert store.archives == [held] and store.messages == second.all_messages()
+    assert [p.outcome for m in store.messages for p in m.parts if isinstance(p, ToolReturnPart)][0] == "failed"

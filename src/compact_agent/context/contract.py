@@ -193,10 +193,12 @@ def _not_held(store: str, held: int, given: int, same: int) -> str:
             f"its {its}): {read}, or give this history a store of its own")
 
 
-# What a message says, as the model reads it again: kinds, words, tools, arguments and call ids, in
-# order. Not when it was said (a store may keep timestamps to the second), nor the run, usage or
-# provider details that came with it.
-_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id")
+# What a message says, as the model reads it again: kinds, words, tools, arguments, call ids and how
+# a call ended (a result's `outcome`: a "failed" one reaches the model as an error, `{"error": ...}` or
+# the provider's own error flag, where a "success" of the same words does not), in order. Not when it
+# was said (a store may keep timestamps to the second), nor the run, usage or provider details that
+# came with it.
+_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id", "outcome")
 
 
 def _args(args: Any) -> Any:
