@@ -86,11 +86,12 @@ def test_cline_typed_words_are_only_those_it_tags_as_the_persons(tmp_path: Path)
     ])
     transcript = load_transcript(path)
     assert transcript.format == "cline"
+    # The words inside the tags, not the tags: what the person typed.
     assert typed_texts(transcript.messages, transcript.harness_texts) == [
-        TASK, "<feedback>\nalso b.py\n</feedback>", "<user_message>\nand c.py\n</user_message>"]
+        "fix the failing test in a.py", "also b.py", "and c.py"]
     sent = "".join(p.content for m in transcript.messages if isinstance(m, ModelRequest)
                    for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
-    assert feedback in sent and resumed in sent  # split where the person's words start, nothing lost
+    assert TASK in sent and feedback in sent and resumed in sent  # split where the person's words start, nothing lost
     assert not tool_calls(transcript.messages)  # calls written as XML were text to the model
 
 

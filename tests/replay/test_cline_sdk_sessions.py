@@ -104,9 +104,12 @@ def test_only_the_wrapped_words_are_the_persons(tmp_path: Path) -> None:
         reply(3, m(300)),
     ])
     transcript = load_transcript(path)
-    assert typed_texts(transcript.messages, transcript.harness_texts) == [typed, "an older release's unwrapped prompt"]
+    # The person's words are those inside the SDK's wrapper, not the wrapper with its mode.
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["look at f1.py",
+                                                                          "an older release's unwrapped prompt"]
     texts = [p.content for msg in transcript.messages if isinstance(msg, ModelRequest) for p in msg.parts]
-    # The attached file is replayed as the SDK sends it.
+    # All of it is sent as the SDK sent it, the wrapper too; the attached file as the SDK sends it.
+    assert notice + typed in "".join(t for t in texts if isinstance(t, str))
     assert '<file_content path="/w/notes.md">\nNOTES BODY\n</file_content>' in texts
 
 
@@ -139,8 +142,7 @@ def test_a_file_rewritten_compacted_starts_from_the_summary(tmp_path: Path) -> N
                       "tokensBefore": 90_000, "generatedAt": 1_760_000_000_000}},
         prompt("and now f2.py"), *call(1, m(3_000)), reply(2, m(3_900))])
     transcript = load_transcript(path)
-    assert typed_texts(transcript.messages, transcript.harness_texts) == ['<user_input mode="act">and now f2.py'
-                                                                          "</user_input>"]
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["and now f2.py"]
     assert [(c["kind"], c["message_index"]) for c in transcript.recorded_compactions] == [("summary", None)]
     assert transcript.warnings == ["Cline compacted this session before the file was last written: the conversation "
                                    "before it is gone, a summary in its place, and it is replayed from there"]

@@ -188,6 +188,6 @@ def test_roo_codes_summary_and_truncation_marker_are_its_compactions(tmp_path: P
     assert kinds == [("roo-code", "truncation", None), ("roo-code", "condense", len(summary))]
     texts = [p.content for m in transcript.messages for p in m.parts if isinstance(p, UserPromptPart)]
     assert not any("Sliding window" in t for t in texts if isinstance(t, str))
-    assert typed_texts(transcript.messages, transcript.harness_texts) == ["<user_message>\nfix a.py\n</user_message>"]
+    assert typed_texts(transcript.messages, transcript.harness_texts) == ["fix a.py"]
     replayed = [p.content for m in replay_messages(transcript) for p in m.parts if isinstance(p, UserPromptPart)]
     assert summary not in replayed and summary in texts

@@ -12,9 +12,9 @@ write its calls as XML in its text, a call is the assistant's text and its resul
 Whose words a user entry holds, as Cline marks them (src/shared/messages/constants.ts
 ``USER_CONTENT_TAGS``): the person's are wrapped in ``<task>``, ``<feedback>``, ``<answer>`` or
 ``<user_message>``; everything else in the user's role is the harness's: ``<environment_details>``,
-tool results sent as text, ``[TASK RESUMPTION]`` notes, reminders to use a tool. A text block is
-split where a tagged span starts and ends (the characters sent are all kept), so only the person's
-words count as typed. A file is read as Cline's when its user entries show these marks (the task in
+tool results sent as text, ``[TASK RESUMPTION]`` notes, reminders to use a tool, and the tags
+themselves. A text block is split where the words inside the tags start and end (the characters sent
+are all kept), so only the person's words count as typed. A file is read as Cline's when its user entries show these marks (the task in
 ``<task>``, the ``<environment_details>`` block); a plain list of Anthropic messages is chat. Roo Code
 (`RooCodeInc/Roo-Code`) keeps the same files with the same marks (its task in ``<user_message>``), plus
 its own compactions kept inside the file (`_roo_compaction`) and its own way of counting a request's
@@ -45,8 +45,9 @@ from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time, usage_from_mapping
 
-#: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own.
-_TYPED = re.compile(r"^<(task|feedback|answer|user_message)>\n.*?\n</\1>$", re.MULTILINE | re.DOTALL)
+#: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own: the words
+#: between the tags (group ``words``) are the person's, the tags Cline's.
+_TYPED = re.compile(r"^<(task|feedback|answer|user_message)>\n(?P<words>.*?)\n</\1>$", re.MULTILINE | re.DOTALL)
 #: The task's record of what the person saw, beside its history: each request's usage among it.
 UI_MESSAGES = "ui_messages.json"
 _SNIFF_ENTRIES = 20
@@ -68,14 +69,15 @@ def looks_like_cline(document: Any) -> bool:
     return False
 
 
-def typed_spans(text: str) -> list[tuple[str, bool]]:
-    """`text` cut into pieces, each with whether it is the person's (a span in one of Cline's tags);
-    the pieces joined are `text`."""
+def typed_spans(text: str, wrapped: re.Pattern[str] = _TYPED) -> list[tuple[str, bool]]:
+    """`text` cut into pieces, each with whether it is the person's: the words inside each span
+    `wrapped` matches (its group ``words``), without the tags around them, which are the harness's
+    as the rest is; the pieces joined are `text`."""
     pieces: list[tuple[str, bool]] = []
     at = 0
-    for match in _TYPED.finditer(text):
-        pieces += [(text[at:match.start()], False), (match.group(), True)]
-        at = match.end()
+    for match in wrapped.finditer(text):
+        pieces += [(text[at:match.start("words")], False), (match.group("words"), True)]
+        at = match.end("words")
     return [*pieces, (text[at:], False)]
 
 

@@ -12,10 +12,11 @@ system_prompt}``. The tasks of earlier releases (``tasks/<id>/api_conversation_h
   and replayed so, as the harness's text.
 * ``system_prompt`` is the system prompt every request carried: the replay's fixed prompt.
 * Whose words: the SDK wraps what the person typed in ``<user_input mode=…>`` (or a command in
-  ``<user_command slash=…>``; sdk/packages/shared/src/prompt/format.ts); the rest of a user message, a
-  ``<mode_notice>`` beside it, the text that comes with tool results and the messages the SDK inserts
-  itself (their ``metadata.kind`` names them: reminders, recovery notices) are the harness's. Text
-  without the wrapper in a plain message is the person's (releases before it).
+  ``<user_command slash=…>``; sdk/packages/shared/src/prompt/format.ts): the words inside are the
+  person's, the tags around them the harness's (the text is cut there, nothing of it lost), as are
+  the rest of a user message, a ``<mode_notice>`` beside it, the text that comes with tool results and
+  the messages the SDK inserts itself (their ``metadata.kind`` names them: reminders, recovery
+  notices). Text without the wrapper in a plain message is the person's (releases before it).
 * Usage: each response's ``metrics`` (`_recorded_usage`).
 * Compaction: releases before July 2026 rewrote the file compacted, the earlier conversation gone and a
   summary (``metadata.kind`` ``compaction_summary``) or, compacting without a model, the first kept
@@ -41,6 +42,7 @@ from pydantic_ai.messages import SystemPromptPart
 from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_blocks import add_user_blocks, response_parts
+from ._cline import typed_spans
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time
@@ -50,8 +52,9 @@ SIDECAR_SUFFIX = ".compaction.json"
 MAX_SIDECAR_BYTES = 64 << 20
 #: A recorded prompt below this share of the one before it: the history it sent was compacted.
 FALL = 0.9
-#: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock).
-_TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>.*?</\1>", re.DOTALL)
+#: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock): the words
+#: between the tags (group ``words``) are the person's, the tags the SDK's.
+_TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>(?P<words>.*?)</\1>", re.DOTALL)
 _COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
 
 
@@ -130,15 +133,9 @@ def _pieces(text: str, plain: bool) -> list[tuple[str, bool]]:
     """`text` cut into pieces, each with whether it is the person's: the spans the SDK wrapped as
     theirs; without one, the whole text of a plain message (`plain`), unless it is Cline's note on
     resuming a task."""
-    spans = list(_TYPED.finditer(text))
-    if not spans:
+    if not _TYPED.search(text):
         return [(text, plain and not text.lstrip().startswith("[TASK RESUMPTION]"))]
-    pieces: list[tuple[str, bool]] = []
-    at = 0
-    for match in spans:
-        pieces += [(text[at:match.start()], False), (match.group(), True)]
-        at = match.end()
-    return [*pieces, (text[at:], False)]
+    return typed_spans(text, _TYPED)
 
 
 def _as_sent(content: Any, files: set[str]) -> list[Any]:
