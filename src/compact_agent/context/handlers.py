@@ -69,8 +69,8 @@ def requests_made(summarize: object) -> int:
 
 def add_summary_usage(result: CompactionResult, summarize: object, earlier: int = 0) -> None:
     """What the compaction's own model requests used, as `detail["usage"]` (requests and tokens):
-    they are not the run's, so `result.usage` leaves them out, and a caller watching the events
-    had no other way to count what its summaries cost. Only the requests made for this one (after
+    a caller watching the events sees what each compaction's summaries took, also where no run
+    counts them (`compact_now`'s: compaction/in_run.py). Only the requests made for this one (after
     the `earlier` ones)."""
     usages = getattr(summarize, "usage", None)
     if not isinstance(usages, list) or len(usages) <= earlier:

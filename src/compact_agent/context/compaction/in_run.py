@@ -11,7 +11,14 @@ library makes (`defaults.default_summarizer`) takes it (`current`) and, for each
 checks the run's limits first (`admit`: the step's own request, which pydantic-ai admitted before
 the hooks ran, still to come after it) and adds what it used, as one request, to the run's usage
 (`count`), checking the token limits as pydantic-ai does after a response. Each raises pydantic-ai's
-own `UsageLimitExceeded`, which ends the run. Counted nowhere: `compact_now`'s summary (between runs,
+own `UsageLimitExceeded`, which ends the run.
+
+What it cost goes with it (`priced`): pydantic-ai prices the run's own responses (genai-prices, by the
+response's model and provider; a cost the provider or a gateway reported is kept) into
+`RunUsage.cost`, which `cost_limit` holds, and a summary's response, which comes from
+`pydantic_ai.direct.model_request`, had none. The run's cost left its summaries out while its tokens
+counted them, and a `cost_limit` never saw what they cost. It is priced the same way now, and the
+cost limit checked after it as the token limits are. Counted nowhere: `compact_now`'s summary (between runs,
 or another conversation's, outside those hooks), the session notes (written beside the
 run), and the requests of a summarizer wired in (`Internals.summarizer`: the terminal agent prices
 its own).
@@ -24,9 +31,10 @@ import dataclasses
 from collections.abc import Iterator
 from contextvars import ContextVar
 
+from pydantic_ai.messages import ModelResponse
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
-__all__ = ["Run", "admit", "count", "counted_in", "current"]
+__all__ = ["Run", "admit", "count", "counted_in", "current", "priced"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,11 +71,31 @@ def admit(run: Run | None) -> None:
         run.limits.check_before_request(dataclasses.replace(run.usage, requests=run.usage.requests + 1))
 
 
+def priced(response: ModelResponse) -> RequestUsage:
+    """The response's usage with what it cost, where that can be known, as pydantic-ai prices the
+    run's own responses: a cost already given (by the provider, or a gateway) is kept; else the
+    price of its tokens for its model and provider (`ModelResponse.cost()`), and None where there
+    is none (a model genai-prices does not know, a stand-in, a reply without usage). Pricing never
+    fails a request. pydantic-ai before 2.68 keeps no cost on a usage: nothing is added there."""
+    usage = response.usage
+    if not hasattr(usage, "cost") or getattr(usage, "cost", None) is not None or not response.model_name:
+        return usage
+    try:
+        usage.cost = response.cost().total_price
+    except Exception:  # noqa: BLE001 - LookupError for a model it cannot price, ValueError for usage it cannot
+        pass
+    return usage
+
+
 def count(run: Run | None, used: RequestUsage) -> None:
-    """After a summary request: what it used, as one request of the run; `UsageLimitExceeded` when
-    that takes the run past a token limit."""
+    """After a summary request: what it used (`priced`: its cost too), as one request of the run;
+    `UsageLimitExceeded` when that takes the run past a token limit or its `cost_limit`."""
     if run is None:
         return
     run.usage.incr(RunUsage(requests=1) + used)
-    if run.limits is not None:
-        run.limits.check_tokens(run.usage)
+    if run.limits is None:
+        return
+    run.limits.check_tokens(run.usage)
+    check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit
+    if check_cost is not None:
+        check_cost(run.usage, warn_if_cost_unavailable=False)  # pydantic-ai warns once, at the run's end

@@ -178,7 +178,7 @@ class SharedPrefixSummarizer:
                                            model_request_parameters=params)
             finally:
                 SENDING.reset(token)
-            in_run.count(self.run, resp.usage)
+            in_run.count(self.run, in_run.priced(resp))
             return resp
         return send
 
