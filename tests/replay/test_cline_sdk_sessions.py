@@ -12,6 +12,7 @@ from typing import Any
 from pydantic_ai.messages import ModelRequest, SystemPromptPart
 
 from compact_agent.replay import load_transcript
+from compact_agent.replay._cline_sidecar import fingerprint
 from compact_agent.replay.finding import find_files
 from compact_agent.replay.retention import typed_texts
 from compact_agent.replay.simulate import calibrate, recorded_points, replay_messages
@@ -59,6 +60,16 @@ def session(folder: Path, messages: list[dict[str, Any]], *, agent: str = "lead"
     path = folder / f"{stem}.messages.json"
     path.write_text(json.dumps(document))
     return path
+
+
+def kept_beside(folder: Path, messages: list[dict[str, Any]], count: int, summary: str) -> None:
+    """The compaction the SDK keeps beside the session, made from its first `count` messages, with
+    their fingerprint as the SDK writes it (checked against the SDK's own in test_cline_sidecar.py)."""
+    (folder / f"{SID}.compaction.json").write_text(json.dumps({
+        "version": 1, "updated_at": "2026-08-20T10:00:00.000Z", "conversation_id": SID, "source_message_count": count,
+        "source_prefix_hash": fingerprint(messages[:count], "v2"), "source_last_message_key": f"id:{messages[count - 1]['id']}",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": summary}],
+                      "metadata": {"kind": "compaction_summary"}}]}))
 
 
 def usage(path: Path) -> list[tuple[int, int, int, int] | None]:
@@ -156,10 +167,7 @@ def test_the_compaction_kept_beside_the_file_is_recorded_where_it_ends(tmp_path:
     messages = [prompt("read"), *call(1, m(5_000)), *call(2, m(6_000)), prompt("more"), *call(3, m(2_000)),
                 reply(4, m(2_500))]
     path = session(tmp_path, messages)
-    (tmp_path / f"{SID}.compaction.json").write_text(json.dumps({
-        "version": 1, "updated_at": "2026-08-20T10:00:00.000Z", "conversation_id": SID, "source_message_count": 5,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "Context summary:\n\nread f1, f2"}],
-                      "metadata": {"kind": "compaction_summary"}}]}))
+    kept_beside(tmp_path, messages, 5, "Context summary:\n\nread f1, f2")
     transcript = load_transcript(path)
     [compaction] = transcript.recorded_compactions
     assert compaction["message_index"] is not None
@@ -204,10 +212,7 @@ def test_an_earlier_compaction_the_file_beside_no_longer_records_ends_the_fit_wh
     messages = [prompt("read"), *call(1, m(5_000)), *call(2, m(6_000)), prompt("more"), *call(3, m(2_000)),
                 *call(4, m(2_600)), prompt("again"), *call(5, m(1_900)), reply(6, m(2_100))]
     path = session(tmp_path, messages)
-    (tmp_path / f"{SID}.compaction.json").write_text(json.dumps({
-        "version": 1, "updated_at": "2026-08-20T10:00:00.000Z", "conversation_id": SID, "source_message_count": 10,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "Context summary"}],
-                      "metadata": {"kind": "compaction_summary"}}]}))
+    kept_beside(tmp_path, messages, 10, "Context summary")
     transcript = load_transcript(path)
     assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [5_000, 6_000]
     assert transcript.warnings == [

@@ -25,14 +25,14 @@ system_prompt}``. The tasks of earlier releases (``tasks/<id>/api_conversation_h
   then the file keeps the whole conversation and the compacted view of its first messages is kept
   beside it (``<id>.compaction.json``, ``source_message_count``; sdk/packages/core/src/session/models/
   session-compaction.ts): the history is replayed whole and the compaction recorded where it ended, or
-  where the recorded sizes fall before it (an earlier compaction, which the file beside no longer records).
+  where the recorded sizes fall before it (an earlier compaction, which the file beside no longer records);
+  a file beside that was not made from these messages is not used (`_cline_sidecar`).
 * A subagent's or a teammate's conversation (``agent``) is a file of its own in the session's folder,
   replayed as a session of its own (the session that started it saw only its answer): said in a note.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -43,15 +43,11 @@ from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._cline import typed_spans
+from ._cline_sidecar import compacted_until
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time
 
-MESSAGES_SUFFIX = ".messages.json"
-SIDECAR_SUFFIX = ".compaction.json"
-MAX_SIDECAR_BYTES = 64 << 20
-#: A recorded prompt below this share of the one before it: the history it sent was compacted.
-FALL = 0.9
 #: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock): the words
 #: between the tags (group ``words``) are the person's, the tags the SDK's.
 _TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>(?P<words>.*?)</\1>", re.DOTALL)
@@ -75,7 +71,7 @@ def import_session(document: Mapping[str, Any], builder: ConversationBuilder, pa
     if isinstance(system, str) and system.strip():
         builder.add_request_part(SystemPromptPart(system, timestamp=builder.fallback_time))
     usage = _recorded_usage(entries, builder)
-    cut = _compacted_until(path, len(entries), usage, builder)
+    cut = compacted_until(path, entries, usage, builder)
     for index, entry in enumerate([*entries, None]):
         if index == cut:  # before the message it ends at (the next added), as Codex's compactions are recorded
             builder.record_compaction({"source": "cline", "kind": "compaction", "timestamp": None,
@@ -253,61 +249,3 @@ def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[in
             "the only usage recorded in the run, or the sum of the others': the run's total, which Cline records "
             "there when the run's requests have no counts of their own, not one request's size: not used")
     return usage
-
-
-# --- the compaction kept beside the file --------------------------------------------------------------------
-
-
-def sidecar(path: Path) -> Path | None:
-    """Where the SDK keeps the compacted view of the session at `path` (``<id>.compaction.json``)."""
-    return path.with_name(path.name.removesuffix(MESSAGES_SUFFIX) + SIDECAR_SUFFIX) \
-        if path.name.endswith(MESSAGES_SUFFIX) else None
-
-
-def _compacted_until(path: Path, count: int, usage: Mapping[int, RequestUsage], builder: ConversationBuilder
-                     ) -> int | None:
-    """The index of the first message after the part of the history Cline's first compaction stands for,
-    when it kept one beside the file (`sidecar`); noted. The file beside holds only the latest: a
-    re-compaction writes it again over the whole history so far (sdk/packages/core/src/extensions/context/
-    compaction.ts, ``createCompactionStateAwarePrepareTurn``), so an earlier one is found where the recorded
-    sizes fall (`_first_fall`): the requests between the two sent a compacted view, not the history."""
-    beside = sidecar(path)
-    if beside is None:
-        return None
-    try:
-        if beside.stat().st_size > MAX_SIDECAR_BYTES:
-            return None
-        state = json.loads(beside.read_bytes().decode("utf-8", errors="replace"))
-    except FileNotFoundError:
-        return None
-    except (OSError, json.JSONDecodeError, RecursionError):
-        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, cannot be read as "
-                                "JSON: the sizes it recorded after that compaction are fitted as if there was none")
-        return None
-    until = as_mapping(state).get("source_message_count")
-    if not isinstance(until, int) or isinstance(until, bool) or not 0 < until <= count:
-        return None
-    fall = _first_fall(usage, until)
-    earlier = "" if fall is None else (
-        f"; an earlier one, which Cline keeps no record of, shows where the sizes it recorded fall, between "
-        f"messages {fall[0] + 1} and {fall[1] + 1}")
-    builder.warnings.append(
-        f"Cline compacted this session{'' if fall is None else ' more than once'} ({beside.name} beside it stands "
-        f"for its first {counted(until, 'message')}, the latest compaction{earlier}): the history is replayed whole, "
-        "and the sizes recorded from there on are not used to fit ours")
-    return until if fall is None else fall[0] + 1
-
-
-def _first_fall(usage: Mapping[int, RequestUsage], until: int) -> tuple[int, int] | None:
-    """The indices of the first response, before `until`, whose recorded prompt is clearly smaller than
-    the one before it (a history only grows: what it sent was compacted), and of that one before it;
-    None when none falls."""
-    before: tuple[int, int] | None = None  # the index and prompt of the last response with a recorded prompt
-    for index in sorted(i for i in usage if i < until):
-        prompt = usage[index].input_tokens
-        if not prompt:
-            continue
-        if before is not None and prompt < before[1] * FALL:
-            return before[0], index
-        before = (index, prompt)
-    return None
