@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai.messages import UserPromptPart
+
 from compact_agent.replay import load_transcript
 from compact_agent.replay.retention import typed_texts
 from compact_agent.replay.simulate import recorded_points
@@ -190,3 +192,25 @@ def test_a_resume_that_makes_the_session_context_again_is_no_rewrite(tmp_path: P
                                     "content": [{"text": "Summary of the conversation so far."}]}])
     transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, compressed, *more]))
     assert len(transcript.recorded_compactions) == 1
+
+
+def test_a_resume_that_drops_a_context_turn_saved_under_an_id_of_its_own_is_no_rewrite(tmp_path: Path) -> None:
+    """A release of May 2026 saved the <session_context> turn under an id of its own; a later resume drops
+    it and puts a new one in front under the fixed id. Before, the first message seen had changed: taken for a
+    compression at the start, every recorded size was thrown out of the fit, and the replay had no context turn."""
+    messages = turn()
+    own = {**ENV, "id": "5c1f0e9a-2b7d-4e3a-9f61-0d8c2a7b4e15"}
+    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
+                                            "August 21, 2026.\n</session_context>"}]}
+    more: list[dict[str, Any]] = [
+        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
+        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
+         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
+    transcript = load_transcript(write(tmp_path, [META, as_set([own]), *messages, as_set([next_day, *messages]),
+                                                  *more]))
+    assert_valid_conversation(transcript.messages)
+    assert transcript.recorded_compactions == [] and transcript.warnings == []
+    assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000, 17_100]
+    contexts = [p.content for m in transcript.messages for p in m.parts
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith("<session_")]
+    assert contexts == [ENV["content"][0]["text"]]  # once, as the requests before the resume sent it

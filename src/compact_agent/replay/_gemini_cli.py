@@ -149,12 +149,19 @@ def _context_kept(new: dict[str, Mapping[str, Any]], kept: Mapping[str, Mapping[
     makes its ``<session_context>`` turn again, under the same id, with that day's date and folder tree
     (utils/environmentContext.ts ``getInitialChatHistory``; a file begun before May 2026 gets one put in
     front), which is no rewrite of what the model saw. Its new text is not replayed, the replay holding
-    one history for every request: the old one stays, and one put in front of messages it kept is left out."""
+    one history for every request: the old one stays, and one put in front of messages it kept is left out.
+    A file whose context turn was saved under an id of its own (a release of May 2026 gave it a new one
+    each session, before the fixed id) has it dropped by the resume and the new one in front under the
+    fixed id: the old one stays in its place too."""
     out: dict[str, Mapping[str, Any]] = {}
     ids = list(new)
+    first = next(((key, m) for key, m in kept.items() if _is_seen(m)), None)  # what the model saw first
+    dropped = first if first is not None and _is_context(first[1]) and first[0] not in new else None
     for at, (key, message) in enumerate(new.items()):
         if _is_context(message) and key in kept and _is_context(kept[key]):
             message = kept[key]
+        elif _is_context(message) and key not in kept and dropped is not None:
+            (key, message), dropped = dropped, None
         elif _is_context(message) and key not in kept and any(later in kept for later in ids[at + 1:]):
             continue
         out[key] = message
