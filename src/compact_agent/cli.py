@@ -236,8 +236,9 @@ def config_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     forget_window: Annotated[str | None, typer.Option("--forget-window", metavar="URL|all", help="Forget the context window learned from the server at URL, as listed (every model there; only NAME's with compact-agent -m NAME config), or every one: all. Sessions there, new or resumed, then start in the window given or assumed.")] = None,
+    forget_server: Annotated[str | None, typer.Option("--forget-server", metavar="URL|all", help="Forget all that was learned from the server at URL, as listed: its context windows, and that it wants user messages sent joined (every model there; only NAME's with compact-agent -m NAME config), or from every server: all. Runs there then start in the window given or assumed, and send user messages apart, until the server shows otherwise.")] = None,
 ) -> None:
-    """Print the effective settings and where each came from, then the context windows learned from servers.
+    """Print the effective settings and where each came from, then what was learned from servers.
 
     Where from: default, user file, project file, env (a COMPACT_AGENT_* variable), flag, or the
     model's own window and prices (for a model not known: a window assumed, prices not known). A
@@ -245,15 +246,15 @@ def config_command(
     compact-agent -m NAME config. Those read are --model, --base-url, --context-window, --prices,
     --max-turns and --cwd.
 
-    Marks: an arrow after a source (→) gives what a run uses instead of the value set: a token
-    figure scaled down for the window (default → 800 in the 8,000-token window), or a window
-    learned from the server. A window learned from the server comes from no setting: the server
-    showed it, answering that a prompt was too long (named in a refusal) or cutting prompts to it,
-    and it is remembered per endpoint and model, so a later session there with no window given
-    starts within it. The list at the end names each window kept, how and when it was learned;
-    --forget-window forgets it."""
+    Marks: an arrow after a source (→) gives what a run uses instead of the value set: a token figure scaled
+    down for the window (default → 800 in the 8,000-token window), or a window learned from the server. A
+    window learned from the server comes from no setting: the server showed it, answering that a prompt was
+    too long (named in a refusal) or cutting prompts to it, and it is remembered per endpoint and model, so a
+    later session there with no window given starts within it. The lists at the end name each window kept, how
+    and when it was learned (--forget-window forgets it), and each server and model user messages are sent
+    joined to (--forget-server forgets all learned of a server)."""
     from .cli_unused import say_unused
-    from .cli_windows import forget_windows
+    from .cli_windows import forget_learned
     from .config import home_dir
     from .settings_in_use import for_settings, shown
     from .settings_table import output_width
@@ -261,9 +262,8 @@ def config_command(
     say_unused(ctx, "config")
     errors_as_json(as_json, "error")  # a bad setting, a window not kept: the `{"error": ...}` object too
     top = ctx.obj or {}
-    if forget_window is not None:
-        forget_windows(home_dir(), forget_window, top.get("model"), as_json)
-        return
+    if forget_window is not None or forget_server is not None:
+        return forget_learned(home_dir(), forget_window, forget_server, top.get("model"), as_json)
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
     work = (top.get("cwd") or Path.cwd()).resolve()
     # The window (the model's own, or one a server showed) and prices a run would have, as /config

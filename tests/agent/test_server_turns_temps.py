@@ -4,7 +4,6 @@ it, as for servers/windows.json."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from compact_agent.agent.run import server_turns
@@ -19,5 +18,5 @@ def test_a_killed_writers_temp_goes_with_the_next_change(tmp_path: Path) -> None
     other.write_text("{}")
     server_turns.keep(tmp_path, "http://127.0.0.1:8080/v1", "mistral")
     assert not stale.exists() and other.exists()
-    assert json.loads(server_turns.path_in(tmp_path).read_text()) == {"joined": {"http://127.0.0.1:8080/v1": ["mistral"]}}
+    assert [(u, m) for u, m, _ in server_turns.every(tmp_path)] == [("http://127.0.0.1:8080/v1", "mistral")]
     assert server_turns.joins(tmp_path, "http://127.0.0.1:8080/v1", "mistral")

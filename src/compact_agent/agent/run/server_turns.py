@@ -4,23 +4,25 @@ A server whose chat template wants user and assistant turns to alternate refuses
 user messages in a row once, and the model (user_turns.py) joins them from then on; a new run (`-c
 -p`, another terminal) paid that refusal again. The model and endpoint it was learned for are kept
 under the agent's home folder, beside the windows learned (`servers/turns.json`: {"joined": {base URL
-without its secrets: [model, ...]}}, written atomically under an flock on `turns.json.lock`, as
-server_windows.py writes its file), and a run to the same server and model joins them from its first
+without its secrets: {model: {"learned": ISO time}}}}; a list of models, as the first version wrote it,
+is read as learned at a time not recorded), written atomically under an flock on `turns.json.lock`, as
+server_windows.py writes its file, and a run to the same server and model joins them from its first
 request. Joining is harmless to a server that takes them apart (the same words in the same order), so
-nothing forgets it; deleting the file does.
+no run forgets it; `compact-agent config` lists what is kept, and `config --forget-server URL|all`
+forgets it with the windows kept there (cli_windows.py), after the server's template changed.
 """
-
 from __future__ import annotations
 
 import contextlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ...config import home_dir
 from ...regular_file import read_own
 from ...session.files import atomic_write
-from .server_keys import endpoint
+from .server_keys import endpoint, matches
 from .server_windows import FOLDER, locked
 
 FILE = "turns.json"
@@ -32,17 +34,43 @@ def path_in(home: Path) -> Path:
 
 def joins(home: Path, key: str, model: str) -> bool:
     """Whether `key`'s server refused `model`'s user messages in a row in an earlier run."""
-    return model in _read(path_in(home)).get(key, [])
+    return model in _read(path_in(home)).get(key, {})
 
 
-def keep(home: Path, key: str, model: str) -> None:
-    """Keep that `key`'s server wants `model`'s turns to alternate. Raises OSError."""
+def keep(home: Path, key: str, model: str, now: datetime | None = None) -> None:
+    """Keep that `key`'s server wants `model`'s turns to alternate, learned at `now` (default: the
+    time now). Raises OSError."""
     path = path_in(home)
     with locked(path):  # as the windows' file: a killed writer's temp goes with the change
         joined = _read(path)
-        if model not in joined.get(key, []):
-            joined[key] = sorted({*joined.get(key, []), model})
-            atomic_write(path, (json.dumps({"joined": joined}, indent=1, sort_keys=True) + "\n").encode())
+        if model not in joined.get(key, {}):
+            joined.setdefault(key, {})[model] = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+            _write(path, joined)
+
+
+def every(home: Path) -> list[tuple[str, str, str | None]]:
+    """Every server and model kept, as (endpoint, model, when it was learned), by endpoint and model."""
+    joined = _read(path_in(home))
+    return [(url, model, joined[url][model]) for url in sorted(joined) for model in sorted(joined[url])]
+
+
+def forget(home: Path, which: str, model: str | None = None) -> list[tuple[str, str, str | None]]:
+    """Forget what is kept for the endpoint `which` names (server_keys.matches), only `model`'s when
+    given; returns what was forgotten. Raises OSError."""
+    path = path_in(home)
+    gone: list[tuple[str, str, str | None]] = []
+    if not path.exists():  # nothing kept: nothing made either
+        return gone
+    with locked(path):
+        joined = _read(path)
+        for url in sorted(joined):
+            if matches(url, which):
+                gone += [(url, m, joined[url].pop(m)) for m in sorted(joined[url]) if model is None or m == model]
+                if not joined[url]:
+                    del joined[url]
+        if gone:
+            _write(path, joined)
+    return gone
 
 
 def wire(model: Any, opts: Any, info: Any) -> None:
@@ -63,9 +91,14 @@ def wire(model: Any, opts: Any, info: Any) -> None:
     model.on_learned = learned
 
 
+def _write(path: Path, joined: dict[str, dict[str, str | None]]) -> None:
+    data = {"joined": {url: {m: {"learned": when} for m, when in models.items()} for url, models in joined.items()}}
+    atomic_write(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
-def _read(path: Path) -> dict[str, list[str]]:
-    """What is kept; a file missing, unreadable or in another shape keeps nothing."""
+
+def _read(path: Path) -> dict[str, dict[str, str | None]]:
+    """What is kept, each model with when it was learned; a file missing, unreadable or in another
+    shape keeps nothing, and an entry in another shape is passed over."""
     try:
         data = json.loads(read_own(path))
     except (OSError, ValueError, RecursionError):
@@ -73,5 +106,20 @@ def _read(path: Path) -> dict[str, list[str]]:
     joined = data.get("joined") if isinstance(data, dict) else None
     if not isinstance(joined, dict):
         return {}
-    return {url: [m for m in models if isinstance(m, str)] for url, models in joined.items()
-            if isinstance(url, str) and isinstance(models, list)}
+    out: dict[str, dict[str, str | None]] = {}
+    for url, models in joined.items():
+        kept: dict[str, str | None]
+        if isinstance(url, str) and isinstance(models, list):  # the first version's: no time kept
+            kept = dict.fromkeys((m for m in models if isinstance(m, str)), None)
+        elif isinstance(url, str) and isinstance(models, dict):
+            kept = {m: _learned(v) for m, v in models.items() if isinstance(m, str) and isinstance(v, dict)}
+        else:
+            continue
+        if kept:
+            out[url] = kept
+    return out
+
+
+def _learned(value: dict[str, object]) -> str | None:
+    learned = value.get("learned")
+    return learned if isinstance(learned, str) else None
