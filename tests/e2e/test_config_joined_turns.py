@@ -129,3 +129,16 @@ def test_forget_window_leaves_the_joining_and_the_two_options_are_not_given_toge
 
     help_text = " ".join(cli("config", "--help").stdout.split())
     assert "--forget-server URL|all Forget all that was learned from the server at URL" in help_text, help_text
+
+
+def test_a_turns_file_that_cannot_be_read_is_said_once(cli: Cli) -> None:
+    """`{not json` in servers/turns.json listed as `user messages sent joined: none`, without a word:
+    a warning names the file and says it is ignored, as for the windows' file."""
+    path = server_turns.path_in(cli.home)
+    path.parent.mkdir(parents=True)
+    for text, why in (("{not json", "not valid JSON"), ("[1, 2]", "not in the expected shape")):
+        path.write_text(text)
+        res = cli("config")
+        assert res.code == 0 and f"user messages sent joined: none ({path})" in res.stdout, res.stdout
+        assert res.stderr == (f"compact-agent: warning: ignoring the servers user messages are sent joined to, kept "
+                              f"in {path}: {why}\n"), res.stderr

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from ...regular_file import read_own
 from ...session.files import atomic_write
 from .server_keys import endpoint, matches
 from .server_windows import FOLDER, locked
+
+log = logging.getLogger(__name__)
 
 FILE = "turns.json"
 
@@ -97,14 +100,21 @@ def _write(path: Path, joined: dict[str, dict[str, str | None]]) -> None:
 
 
 def _read(path: Path) -> dict[str, dict[str, str | None]]:
-    """What is kept, each model with when it was learned; a file missing, unreadable or in another
-    shape keeps nothing, and an entry in another shape is passed over."""
+    """What is kept, each model with when it was learned; a file missing keeps nothing, and one that
+    cannot be read or is in another shape too, which a warning says (once: `config` listed none, as
+    if none was kept); an entry in another shape is passed over."""
     try:
         data = json.loads(read_own(path))
-    except (OSError, ValueError, RecursionError):
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, RecursionError) as e:
+        why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
+            if isinstance(e, ValueError | RecursionError) else getattr(e, "strerror", None) or "cannot be read"
+        log.warning("ignoring the servers user messages are sent joined to, kept in %s: %s", path, why)
         return {}
     joined = data.get("joined") if isinstance(data, dict) else None
     if not isinstance(joined, dict):
+        log.warning("ignoring the servers user messages are sent joined to, kept in %s: not in the expected shape", path)
         return {}
     out: dict[str, dict[str, str | None]] = {}
     for url, models in joined.items():
