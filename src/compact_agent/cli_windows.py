@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent.run import server_turns
+from .agent.run.server_keys import matches
 from .agent.run.server_windows import Kept, every, forget, path_in
 from .cli_help import fail
 from .settings_table import table
@@ -125,7 +126,9 @@ def forget_windows(home: Path, which: str, model: str | None, json_out: bool) ->
         listed = sorted({endpoint_named(url) for url, _, _ in every(home)})
         there = f"{model} at {which}" if model else which
         known = f"; kept: {', '.join(listed)}" if listed else "; none is kept"
-        raise fail(f"--forget-window: no window is remembered for {_shown(there)}{known}")
+        joined = any(matches(url, which) and model in (None, m) for url, m, _ in server_turns.every(home))
+        also = f" (user messages are sent joined there: --forget-server {_shown(which)} forgets that)" if joined else ""
+        raise fail(f"--forget-window: no window is remembered for {_shown(there)}{known}{also}")
     if json_out:
         sys.stdout.write(json.dumps({"forgotten": [as_json(*row) for row in gone]}, ensure_ascii=False,
                                     indent=1) + "\n")

@@ -120,6 +120,10 @@ def test_forget_window_leaves_the_joining_and_the_two_options_are_not_given_toge
     windows = cli("config", "--forget-window", A)
     assert windows.code == 0 and windows.stdout.startswith(f"forgot the window of mistral at {A}")
     assert server_turns.joins(cli.home, A, "mistral")  # the windows' option forgets windows alone
+    none = cli("config", "--forget-window", B)  # no window there, and the line says what is kept there
+    assert (none.code, none.stdout) == (1, "")
+    assert none.stderr == (f"compact-agent: --forget-window: no window is remembered for {B}; none is kept (user "
+                           f"messages are sent joined there: --forget-server {B} forgets that)\n")
 
     both = cli("config", "--forget-window", "all", "--forget-server", "all")
     assert (both.code, both.stdout) == (2, "")
