@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.models import Model, parse_model_id
 from pydantic_ai.providers import infer_provider_class
+from pydantic_ai.usage import RunUsage, UsageLimits
 
 from .decisions.economics import Prices
 from .plumbing import tokens
@@ -255,7 +256,8 @@ def check_history(messages: object, where: str) -> None:
             raise TypeError(f"{where}: message {i} is not a ModelRequest or ModelResponse ({kind(m)})")
 
 
-def check_compact_now(messages: object, instructions: object, model: object, confirm: object) -> None:
+def check_compact_now(messages: object, instructions: object, model: object, confirm: object,
+                      usage: object = None, usage_limits: object = None) -> None:
     """`compact_now`'s arguments, named in one line when wrong (a run's result instead of its
     messages failed with "'AgentRunResult' object is not iterable", a bad model name with a
     provider's error after the archive was written)."""
@@ -269,3 +271,8 @@ def check_compact_now(messages: object, instructions: object, model: object, con
         check_model_name(model, "compact_now: model")
     if confirm is not None and not callable(confirm):
         raise TypeError(f"compact_now: confirm must be a function, not {kind(confirm)}")
+    if usage is not None and not isinstance(usage, RunUsage):
+        raise TypeError(f"compact_now: usage must be a pydantic-ai RunUsage (what the summary requests use is "
+                        f"added to it, as agent.run(usage=...) adds a run's), not {kind(usage)}")
+    if usage_limits is not None and not isinstance(usage_limits, UsageLimits):
+        raise TypeError(f"compact_now: usage_limits must be a pydantic-ai UsageLimits, not {kind(usage_limits)}")

@@ -10,6 +10,7 @@ copied, so with them a second conversation is refused instead of silently mixed 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
@@ -19,8 +20,10 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_ai.usage import RunUsage, UsageLimits
 
 from . import shaping
+from .compaction import in_run
 from .compaction.result import CompactionError, CompactionResult
 from .contract import new_from_compaction
 from .defaults import as_model
@@ -122,10 +125,12 @@ def busy(cm: ManagerState) -> bool:
 
 
 async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
-                      model: Model | str | None, confirm: Confirm | None) -> list[ModelMessage]:
+                      model: Model | str | None, confirm: Confirm | None, usage: RunUsage | None = None,
+                      usage_limits: UsageLimits | None = None) -> list[ModelMessage]:
     """`ContextManager.compact_now`: a manual compaction outside a run, of the history given. A
     history whose messages name their conversation is compacted in that conversation's state
-    (its store, its archive), whichever state it was called on."""
+    (its store, its archive), whichever state it was called on. Its summary requests count in
+    `usage` and are held to `usage_limits` where given (compaction/in_run.py)."""
     named = {m.conversation_id for m in messages if m.conversation_id}
     if len(named) > 1:
         raise CompactionError(f"these messages belong to {len(named)} conversations ({', '.join(sorted(named))}); "
@@ -134,7 +139,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     key = next(iter(named)) if named else (state._conversation or "")
     target = cast(Compacting, state_for(state, key))
     if target is not cm:
-        return await compact_now(target, messages, instructions, model, confirm)
+        return await compact_now(target, messages, instructions, model, confirm, usage, usage_limits)
     if state._running == COMPACTING:
         raise CompactionError(f"conversation {key!r} is being compacted by another compact_now call on this "
                               "ContextManager: compact the history that one returns, once it has")
@@ -155,9 +160,12 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         # The summary request's view, shaped as a request's is but committed only once the compaction
         # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
         view = shaping.tentative(state, list(history))
-        result = await cm.compact(history, trigger="manual", instructions=instructions,
-                                  summary_input=view.shaped.messages, confirm=confirm,
-                                  going_ahead=lambda: view.commit(state))
+        counted = (in_run.counted_in(usage if usage is not None else RunUsage(), usage_limits, after=0)
+                   if usage is not None or usage_limits is not None else contextlib.nullcontext())
+        with counted:
+            result = await cm.compact(history, trigger="manual", instructions=instructions,
+                                      summary_input=view.shaped.messages, confirm=confirm,
+                                      going_ahead=lambda: view.commit(state))
     finally:
         cm._now_model = None
         state._running = None

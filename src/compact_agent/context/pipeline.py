@@ -37,6 +37,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
+from pydantic_ai.usage import RunUsage, UsageLimits
 
 from . import handlers, lifecycle, shaping
 from .arguments import check_compact_now
@@ -147,7 +148,8 @@ class ContextManager(CompactingState):
         await lifecycle.drain(self, timeout)
 
     async def compact_now(self, messages: Sequence[ModelMessage], *, instructions: str = "",
-                          model: Model | str | None = None, confirm: handlers.Confirm | None = None
+                          model: Model | str | None = None, confirm: handlers.Confirm | None = None,
+                          usage: RunUsage | None = None, usage_limits: UsageLimits | None = None
                           ) -> list[ModelMessage]:
         """Compact `messages` (this conversation's history) now, outside a run; returns the new history.
 
@@ -155,6 +157,9 @@ class ContextManager(CompactingState):
         `confirm`, if given, is awaited with the compaction computed (the new history and its
         summary; the archive is written) before anything is rewritten: returning False keeps the
         history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
+        `usage`, as `agent.run(usage=...)` takes it: what the summary requests use (requests,
+        tokens, cost) is added to it; `usage_limits` hold for them (pydantic-ai's
+        `UsageLimitExceeded`, nothing rewritten), counted from `usage`.
         Messages stamped with a conversation (what a run returns) are compacted in that
         conversation's state, whichever one this is. Raises `CompactionError` when it cannot
         compact, and for a history of two conversations; the model's own error when the summary
@@ -162,8 +167,8 @@ class ContextManager(CompactingState):
         result instead of its messages). A compaction that does not go ahead changes nothing: the
         view its summary request sent is committed (decisions frozen, events emitted) only with it.
         """
-        check_compact_now(messages, instructions, model, confirm)
-        return await lifecycle.compact_now(self, messages, instructions, model, confirm)
+        check_compact_now(messages, instructions, model, confirm, usage, usage_limits)
+        return await lifecycle.compact_now(self, messages, instructions, model, confirm, usage, usage_limits)
 
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]:
         """Run layers 1–4 for a request (their decisions frozen, savings counted, events emitted:

@@ -18,10 +18,13 @@ response's model and provider; a cost the provider or a gateway reported is kept
 `RunUsage.cost`, which `cost_limit` holds, and a summary's response, which comes from
 `pydantic_ai.direct.model_request`, had none. The run's cost left its summaries out while its tokens
 counted them, and a `cost_limit` never saw what they cost. It is priced the same way now, and the
-cost limit checked after it as the token limits are. Counted nowhere: `compact_now`'s summary (between runs,
-or another conversation's, outside those hooks), the session notes (written beside the
-run), and the requests of a summarizer wired in (`Internals.summarizer`: the terminal agent prices
-its own).
+cost limit checked after it as the token limits are.
+
+`compact_now(usage=..., usage_limits=...)` names a run the same way, as `agent.run(usage=...)` takes
+a caller's usage: its summary requests are added to it and held to those limits, with no step's
+request after them. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
+conversation's, outside the hooks), the session notes (written beside the run), and the requests of
+a summarizer wired in (`Internals.summarizer`: the terminal agent prices its own).
 """
 
 from __future__ import annotations
@@ -39,20 +42,22 @@ __all__ = ["Run", "admit", "count", "counted_in", "current", "priced"]
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-    """The run a summary request is made in: its usage (added to) and its limits (checked)."""
+    """The run a summary request is made in: its usage (added to) and its limits (checked). `after`:
+    the requests still to come once it is answered (the step's own in a run; none for `compact_now`)."""
 
     usage: RunUsage
     limits: UsageLimits | None
+    after: int = 1
 
 
 _RUN: ContextVar[Run | None] = ContextVar("compact_agent_run_usage", default=None)
 
 
 @contextlib.contextmanager
-def counted_in(usage: RunUsage, limits: UsageLimits | None) -> Iterator[None]:
+def counted_in(usage: RunUsage, limits: UsageLimits | None, after: int = 1) -> Iterator[None]:
     """The summary requests made inside count in this run (in this task only: a `compact_now`
-    another task runs meanwhile is not the run's)."""
-    token = _RUN.set(Run(usage, limits))
+    another task runs meanwhile is not the run's), `after` requests still to come after each."""
+    token = _RUN.set(Run(usage, limits, after))
     try:
         yield
     finally:
@@ -65,10 +70,10 @@ def current() -> Run | None:
 
 
 def admit(run: Run | None) -> None:
-    """Before a summary request: `UsageLimitExceeded` when it, and after it the step's own request,
-    would go past the run's `request_limit` (or its tokens are past a limit already)."""
+    """Before a summary request: `UsageLimitExceeded` when it, and after it the step's own request
+    (`after`), would go past the run's `request_limit` (or its tokens are past a limit already)."""
     if run is not None and run.limits is not None:
-        run.limits.check_before_request(dataclasses.replace(run.usage, requests=run.usage.requests + 1))
+        run.limits.check_before_request(dataclasses.replace(run.usage, requests=run.usage.requests + run.after))
 
 
 def priced(response: ModelResponse) -> RequestUsage:
