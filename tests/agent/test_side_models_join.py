@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, TextPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 
@@ -63,3 +64,21 @@ async def test_what_a_side_model_learns_is_kept_for_its_own_model_only(tmp_path:
     home = tmp_path / "h"
     assert server_turns.joins(home, key, "summarizer")  # the next run's summary model joins from the start
     assert not server_turns.joins(home, key, "local") and not server_turns.joins(home, key, "notetaker")
+
+
+async def test_a_summary_model_at_another_server_than_the_sessions_is_kept_for_that_server(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session with Anthropic's model and no --base-url, its summaries written by a local model
+    at the address OPENAI_BASE_URL gives: what is kept for that server and model applies, not the
+    session's server's."""
+    with FakeOpenAIServer(lambda req: Reply.text(message_text(req.messages[-1])), model="local",
+                          alternating_roles="llama.cpp") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        server_turns.keep(tmp_path / "h", server.base_url, "local")
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="claude-haiku-4-5", api_key="k", home=tmp_path / "h",
+                                        settings=Settings(summary_model="local")))
+        try:
+            reply = await summary_model(s).request(ASKED, None, ModelRequestParameters())
+        finally:
+            s.close()
+    assert answered(reply) == ["the conversation\n\na digest"] and server.rejected == []
