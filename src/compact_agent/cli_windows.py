@@ -16,6 +16,7 @@ provider's own API).
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,7 +128,8 @@ def forget_windows(home: Path, which: str, model: str | None, json_out: bool) ->
         there = f"{model} at {which}" if model else which
         known = f"; kept: {', '.join(listed)}" if listed else "; none is kept"
         joined = any(matches(url, which) and model in (None, m) for url, m, _ in server_turns.every(home))
-        also = f" (user messages are sent joined there: --forget-server {_shown(which)} forgets that)" if joined else ""
+        also = f" (user messages are sent joined there: --forget-server {_shown(shlex.quote(which))} forgets that)" \
+            if joined else ""
         raise fail(f"--forget-window: no window is remembered for {_shown(there)}{known}{also}")
     if json_out:
         sys.stdout.write(json.dumps({"forgotten": [as_json(*row) for row in gone]}, ensure_ascii=False,

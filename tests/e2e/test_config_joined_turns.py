@@ -124,12 +124,15 @@ def test_forget_window_leaves_the_joining_and_the_two_options_are_not_given_toge
     assert (none.code, none.stdout) == (1, "")
     assert none.stderr == (f"compact-agent: --forget-window: no window is remembered for {B}; none is kept (user "
                            f"messages are sent joined there: --forget-server {B} forgets that)\n")
+    odd = "http://127.0.0.1:8080/v1?a=1&b=2"  # named as a shell takes it, as the windows' hint names it
+    server_turns.keep(cli.home, odd, "mistral")
+    assert cli("config", "--forget-window", odd).stderr.endswith(f"--forget-server '{odd}' forgets that)\n")
 
     both = cli("config", "--forget-window", "all", "--forget-server", "all")
     assert (both.code, both.stdout) == (2, "")
     assert both.stderr == ("compact-agent: --forget-window and --forget-server: give one (--forget-server forgets "
                            "the windows too)\n")
-    assert len(server_turns.every(cli.home)) == 3
+    assert len(server_turns.every(cli.home)) == 4
 
     help_text = " ".join(cli("config", "--help").stdout.split())
     assert "--forget-server URL|all Forget all that was learned from the server at URL" in help_text, help_text
