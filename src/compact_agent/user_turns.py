@@ -122,7 +122,7 @@ def says_turns_must_alternate(text: str) -> bool:
 
 
 #: The largest error body `FinalRefusals` reads to look for the refusal's words (a template's is a
-#: few hundred bytes); a longer one, or one whose length is not given, is left to the SDK unread.
+#: few hundred bytes): one longer, by its length or as read, is passed on as it came.
 ERROR_BODY_MAX = 16_384
 #: The content codings of an error body it reads, each as zlib's window bits for it (a proxy in front
 #: of the server may gzip it): gzip, and deflate, zlib-wrapped or raw, as the HTTP client decodes them
@@ -137,25 +137,29 @@ ERROR_TEXT_MAX = 65_536
 class FinalRefusals(httpx.AsyncBaseTransport):
     """Wraps `inner` so an error answer (4xx, 5xx) that refuses turns that do not alternate carries
     `x-should-retry: false`: a chat template refuses the same request the same way every time.
-    Only a small error body, whole and of a known length, plain or compressed (`CODINGS`), is read
-    (and kept as it came, for the SDK to read and decode); any other answer, a streamed reply above
-    all, passes as it came."""
+    Only an error body is read, plain or compressed (`CODINGS`), and kept as it came, for the SDK to
+    read and decode (which it does for an error it does not retry): all of it where it is small, by
+    its length or, sent in chunks with none given (a proxy compressing on the fly), as read; a longer
+    one goes on with what was read of it before the rest. Any other answer, a streamed reply above
+    all, passes as it came, unread."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
-        size = response.headers.get("content-length", "")
+        size = response.headers.get("content-length")
         coding = response.headers.get("content-encoding", "identity").strip().lower() or "identity"
-        if response.status_code < 400 or not size.isdigit() or int(size) > ERROR_BODY_MAX or coding not in CODINGS:
+        if (response.status_code < 400 or coding not in CODINGS
+                or (size is not None and (not size.isdigit() or int(size) > ERROR_BODY_MAX))):
             return response
         stream = response.stream
         assert isinstance(stream, httpx.AsyncByteStream)
-        try:
-            body = b"".join([chunk async for chunk in stream])
-        finally:
-            await stream.aclose()
+        chunks, rest = await _first(stream, ERROR_BODY_MAX)
+        if rest is not None:  # longer than a refusal: on as it came, what was read of it first
+            response.stream = _ReadAhead(chunks, rest, stream)
+            return response
+        body = b"".join(chunks)
         response.stream = httpx.ByteStream(body)  # as it came: the SDK decodes it as it would have
         if says_turns_must_alternate(_decoded(body, CODINGS[coding]).decode("utf-8", "replace")):
             response.headers["x-should-retry"] = "false"
@@ -163,6 +167,41 @@ class FinalRefusals(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def _first(stream: httpx.AsyncByteStream, most: int) -> tuple[list[bytes], AsyncIterator[bytes] | None]:
+    """The chunks of `stream` up to the first past `most` bytes, and the iterator of the rest where
+    there is more (None: all read, and `stream` closed). Closed on an error reading it too."""
+    chunks: list[bytes] = []
+    read, it = 0, stream.__aiter__()
+    try:
+        while read <= most:
+            try:
+                chunks.append(await it.__anext__())
+            except StopAsyncIteration:
+                await stream.aclose()
+                return chunks, None
+            read += len(chunks[-1])
+    except BaseException:
+        await stream.aclose()
+        raise
+    return chunks, it
+
+
+class _ReadAhead(httpx.AsyncByteStream):
+    """A body `_first` read the start of: those chunks, then the rest, as they came."""
+
+    def __init__(self, chunks: list[bytes], rest: AsyncIterator[bytes], stream: httpx.AsyncByteStream) -> None:
+        self.chunks, self.rest, self.stream = chunks, rest, stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+        async for chunk in self.rest:
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
 
 
 def _decoded(body: bytes, window_bits: tuple[int, ...]) -> bytes:

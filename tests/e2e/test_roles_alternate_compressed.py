@@ -8,6 +8,7 @@ be; other server errors, compressed or not, are retried as before."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import threading
 import zlib
@@ -23,7 +24,7 @@ from compact_agent.models import build_model
 
 REFUSAL = {"error": {"code": 500, "type": "server_error",
                      "message": "Conversation roles must alternate user/assistant/user/assistant/..."}}
-CODINGS: dict[str, Callable[[bytes], bytes]] = {"gzip": gzip.compress, "deflate": zlib.compress,
+CODINGS: dict[str, Callable[[bytes], bytes]] = {"identity": bytes, "gzip": gzip.compress, "deflate": zlib.compress,
                                                 "raw deflate": lambda b: zlib.compress(b, wbits=-zlib.MAX_WBITS)}
 
 
@@ -32,8 +33,8 @@ class TemplateServer:
     with `refusal` (a 500), every error body sent compressed with `coding`; requests are kept in
     `requests` (their messages' roles)."""
 
-    def __init__(self, coding: str, refusal: bytes) -> None:
-        self.coding, self.refusal = coding, refusal
+    def __init__(self, coding: str, refusal: bytes, chunked: bool = False) -> None:
+        self.coding, self.refusal, self.chunked = coding, refusal, chunked
         self.requests: list[list[str]] = []
         outer = self
 
@@ -48,8 +49,8 @@ class TemplateServer:
                 roles = [m["role"] for m in body["messages"]]
                 outer.requests.append(roles)
                 if any(a == b == "user" for a, b in zip(roles, roles[1:], strict=False)):
-                    self.send(500, CODINGS[outer.coding](outer.refusal), {
-                        "Content-Encoding": outer.coding.split()[-1], "retry-after-ms": "1"})
+                    coded = {"Content-Encoding": outer.coding.split()[-1]} if outer.coding != "identity" else {}
+                    self.send(500, CODINGS[outer.coding](outer.refusal), {**coded, "retry-after-ms": "1"})
                     return
                 text = "\n\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "user")
                 self.send(200, json.dumps({
@@ -61,11 +62,18 @@ class TemplateServer:
             def send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
+                chunked = outer.chunked and status >= 400  # as a proxy compressing on the fly sends it
+                self.send_header(*(("Transfer-Encoding", "chunked") if chunked else ("Content-Length", str(len(payload)))))
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(payload)
+                if not chunked:
+                    self.wfile.write(payload)
+                    return
+                for at in range(0, len(payload), 100):
+                    piece = payload[at:at + 100]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
@@ -84,9 +92,11 @@ def asked() -> Iterator[list[ModelMessage]]:
     yield [ModelRequest(parts=[UserPromptPart("the task"), UserPromptPart("a digest")])]
 
 
+@pytest.mark.parametrize("chunked", [False, True], ids=["length given", "chunked"])
 @pytest.mark.parametrize("coding", list(CODINGS))
-async def test_a_compressed_refusal_is_sent_once_then_sent_joined(coding: str, asked: list[ModelMessage]) -> None:
-    with TemplateServer(coding, json.dumps(REFUSAL).encode()) as server:
+async def test_a_compressed_refusal_is_sent_once_then_sent_joined(coding: str, chunked: bool,
+                                                                  asked: list[ModelMessage]) -> None:
+    with TemplateServer(coding, json.dumps(REFUSAL).encode(), chunked) as server:
         model = build_model("local", base_url=server.base_url, api_key="k")  # the SDK's two retries
         answered = await model.request(asked, None, ModelRequestParameters())
     assert [p.content for p in answered.parts if isinstance(p, TextPart)] == ["the task\n\na digest"]
@@ -112,3 +122,17 @@ async def test_a_body_that_would_decompress_to_far_more_is_read_only_so_far(aske
     with TemplateServer("gzip", padded) as server:
         await build_model("local", base_url=server.base_url, api_key="k").request(asked, None, ModelRequestParameters())
     assert server.requests == [["user", "user"]] * 3 + [["user"]]
+
+
+@pytest.mark.parametrize("coding", ["identity", "gzip"])
+async def test_a_long_error_body_of_no_given_length_reaches_the_sdk_whole(coding: str, asked: list[ModelMessage]) -> None:
+    """An error body sent in chunks, longer than a refusal: its start read, and passed on with the
+    rest as it came; the SDK reads all of it, and retries it as before."""
+    filler = "".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(1_500))  # 96 KB, 48 KB gzipped
+    long = {"error": {"code": 500, "message": filler + " the roles of this request could not be loaded"}}
+    with TemplateServer(coding, json.dumps(long).encode(), chunked=True) as server:
+        with pytest.raises(ModelHTTPError) as raised:
+            await build_model("local", base_url=server.base_url, api_key="k").request(
+                asked, None, ModelRequestParameters())
+    assert raised.value.body == long["error"] or raised.value.body == long, str(raised.value.body)[-200:]
+    assert len(server.requests) == 3
