@@ -1,9 +1,10 @@
 """llama.cpp's refusal of turns that do not alternate (HTTP 500, in the template's words) is marked not
-to be retried (user_turns.FinalRefusals). It was read only as plain text: the same refusal compressed
-on its way (`Content-Encoding: gzip` or `deflate`, from a proxy in front of the server or a server
-built with compression) went unread and was sent twice more with the SDK's backoff before it was
-learned from. A compressed body is now read too, decompressed only as far as the refusal's words can
-be; other server errors, compressed or not, are retried as before."""
+to be retried (user_turns.FinalRefusals). It was read only as plain text of a given length: the same
+refusal compressed on its way (`Content-Encoding: gzip` or `deflate`, from a proxy in front of the
+server or a server built with compression), or sent in chunks with no length (a proxy compressing on
+the fly), went unread and was sent twice more with the SDK's backoff before it was learned from. Such
+a body is now read too, decompressed only as far as the refusal's words can be, and a long one is
+passed on whole; other server errors, compressed or not, are retried as before."""
 
 from __future__ import annotations
 
