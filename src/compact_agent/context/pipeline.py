@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from contextlib import nullcontext
 from typing import Any, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
@@ -293,8 +294,10 @@ class ContextManager(CompactingState):
             reported = 0
         if reported:
             self.last_tokens = reported + response.usage.output_tokens
-        if self.memory is not None:
-            self.memory.after_response(self, list(ctx.messages) + [response])
+        if self.memory is not None:  # the library's own notes count in the run that waits for them (in_run.py)
+            counted = self._own_memory and not self.notes_in_background
+            with in_run.counted_in(ctx.usage, ctx.usage_limits) if counted else nullcontext():
+                self.memory.after_response(self, list(ctx.messages) + [response])
         self._save_layer_state()  # with this report, which the next run compares its first with
         return response
 

@@ -1,4 +1,4 @@
-"""A summary request made during a run counts as one of the run's requests.
+"""A summary (or notes) request made during a run counts as one of the run's requests.
 
 pydantic-ai's `UsageLimits` guard what a run spends: `request_limit` is checked before each of its
 requests, the token limits after each response, against the run's `RunUsage` (`RunContext.usage`,
@@ -22,9 +22,14 @@ cost limit checked after it as the token limits are.
 
 `compact_now(usage=..., usage_limits=...)` names a run the same way, as `agent.run(usage=...)` takes
 a caller's usage: its summary requests are added to it and held to those limits, with no step's
-request after them. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
-conversation's, outside the hooks), the session notes (written beside the run), and the requests of
-a summarizer wired in (`Internals.summarizer`: the terminal agent prices its own).
+request after them. The library's own session notes (memory.py) are written beside the run, which
+waits for them: a notes update started after one of its responses (pipeline.py names the run there)
+is held to its limits before it is sent (one with no room is not sent: a failed update) and added
+to its usage after, unchecked (its answer is kept; pydantic-ai's check at the run's next step stops
+the run). Counted nowhere: `compact_now`'s summary given neither (between runs, or another
+conversation's, outside the hooks), notes a run does not wait for (`notes_in_background=True`), and
+the requests of a summarizer or notes wired in (`Internals.summarizer`, `Internals.memory`: the
+terminal agent prices its own).
 """
 
 from __future__ import annotations
@@ -92,13 +97,15 @@ def priced(response: ModelResponse) -> RequestUsage:
     return usage
 
 
-def count(run: Run | None, used: RequestUsage) -> None:
+def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:
     """After a summary request: what it used (`priced`: its cost too), as one request of the run;
-    `UsageLimitExceeded` when that takes the run past a token limit or its `cost_limit`."""
+    `UsageLimitExceeded` when that takes the run past a token limit or its `cost_limit`. Not
+    `check`ed: a notes request answered beside the run, whose answer is kept; pydantic-ai's check
+    at the run's next step stops it there."""
     if run is None:
         return
     run.usage.incr(RunUsage(requests=1) + used)
-    if run.limits is None:
+    if run.limits is None or not check:
         return
     run.limits.check_tokens(run.usage)
     check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit

@@ -54,6 +54,7 @@ from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
 from ..plumbing.settings import CompactionSettings as Settings
 from ..testing import mark_request
+from . import in_run
 from .cuts import join
 from .notes import (
     NOTES_MARK,
@@ -120,6 +121,8 @@ class _Job:
     # Told a "prompt too long" of the run's own model: the server's window, learned as from a refused
     # summary request (the manager's `learn_from_summary`). It was a failure that taught nothing.
     learn_window: Callable[[BaseException], object] | None = None
+    # The run whose model response started it: its requests are held to that run's limits and added to its usage.
+    run: in_run.Run | None = None
 
 
 class SessionMemory:
@@ -204,7 +207,7 @@ class SessionMemory:
                    (end - 1, fingerprint(messages[end - 1])), describe(messages[c]) if c is not None else "",
                    budget, cm.limits.window * 2, self.generation, cm.emit, getattr(cm, "summary_output_cap", None),
                    getattr(cm, "check_notes_fits", None), getattr(cm, "learn_output_limit", None),
-                   self._window_teacher(cm))
+                   self._window_teacher(cm), in_run.current())
         self.task = asyncio.get_running_loop().create_task(self._extract(job), name="session-notes")
 
     def _window_teacher(self, cm: Any) -> Callable[[BaseException], object] | None:
@@ -260,7 +263,7 @@ class SessionMemory:
                 job.check(history)  # NotesNotSent: a failed extraction, reported and retried later
             if job.output_cap is not None:
                 settings = {**shared, "max_tokens": job.output_cap(history)}
-            resp = await within_output_limit(functools.partial(self._send, history, params), settings,
+            resp = await within_output_limit(functools.partial(self._send, history, params, job.run), settings,
                                              None if job.learned is None else functools.partial(job.learned, self.model))
             self.usage.append(resp.usage)
             calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
@@ -272,11 +275,14 @@ class SessionMemory:
                                                     metadata=mark_request("notes"))]
         raise UnexpectedModelBehavior("the notes request kept calling tools")
 
-    async def _send(self, history: list[ModelMessage], params: ModelRequestParameters,
-                    settings: dict[str, Any] | None) -> ModelResponse:
-        assert self.model is not None
-        return await model_request(self.model, history, model_settings=settings,  # type: ignore[arg-type]
+    async def _send(self, history: Sequence[ModelMessage], params: ModelRequestParameters, run: in_run.Run | None,
+                    settings: dict[str, Any] | None, model: Model | None = None) -> ModelResponse:
+        """One notes request, held to the `run`'s limits first and added to its usage after (in_run.py)."""
+        in_run.admit(run)  # UsageLimitExceeded: not sent, a failed update
+        resp = await model_request(model or self.model, list(history), model_settings=settings,  # type: ignore[arg-type]
                                    model_request_parameters=params)
+        in_run.count(run, in_run.priced(resp), check=False)  # paid for: kept; the run's next step checks
+        return resp
 
     async def _separate(self, job: _Job) -> str:
         """A cheaper model sees only the previous notes and the new messages, as text, with no tools.
@@ -286,7 +292,7 @@ class SessionMemory:
         text = separate_instruction(self.notes, job.hint, job.budget, transcript_as_data(job.new), job.max_chars,
                                     getattr(self.notes_model, "context_window", None))
         req = [ModelRequest(parts=[UserPromptPart(text)], metadata=mark_request("notes"))]
-        resp = await model_request(self.notes_model, req, model_request_parameters=ModelRequestParameters())
+        resp = await self._send(req, ModelRequestParameters(), job.run, None, self.notes_model)
         self.usage.append(resp.usage)
         return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
 

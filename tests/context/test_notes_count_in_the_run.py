@@ -1,0 +1,92 @@
+"""The session notes' requests count in the run that waits for them, as its summary requests do.
+
+The library's notes (`CompactionSettings(memory_enabled=True)`) are written by the run's model
+beside the run, which waits for them before it returns. Their requests were counted nowhere: a run
+with notes on sent requests `result.usage` left out, and went past its `request_limit` with nothing
+said. They are added to the run's usage now, and one the run's `request_limit` has no room for is
+not sent (a failed update, tried again later). Not counted: notes a run does not wait for
+(`notes_in_background=True`, they may end after it), and notes wired in (`Internals.memory`: the
+terminal agent counts its own).
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
+
+from compact_agent.context import CompactionSettings, ContextManager, Event, SessionMemory
+from compact_agent.context.testing import library_request, reply_to_library_request
+from compact_agent.context.wiring import Internals
+
+STEPS = 12
+SETTINGS = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memory_update_tool_calls=1,
+                              memory_start_fraction=0.0, compaction_records=False, memory_retry_s=0.001)
+
+
+class Provider:
+    """Reads a page `STEPS` times, then answers; counts what it was asked for, and billed."""
+
+    def __init__(self) -> None:
+        self.asked: dict[str, int] = {"main": 0, "summary": 0, "notes": 0}
+        self.billed = RunUsage()
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent = sum(len(str(getattr(p, "content", ""))) for m in messages for p in m.parts)
+        usage = RequestUsage(input_tokens=sent // 4 + 200, output_tokens=20)
+        self.billed.incr(RunUsage(requests=1) + usage)
+        kind = library_request(messages) or "main"
+        self.asked[kind] += 1
+        if (reply := reply_to_library_request(messages, "Pages read so far.", usage=usage)) is not None:
+            return reply
+        if self.asked["main"] <= STEPS:
+            return ModelResponse(parts=[ToolCallPart("read", {"page": self.asked["main"]})], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+
+def agent_for(provider: Provider, cm: ContextManager) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(FunctionModel(provider), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return f"page {page}: " + " ".join(f"line-{page}-{i}" for i in range(250))
+
+    return agent
+
+
+async def test_the_runs_usage_counts_the_notes_requests() -> None:
+    provider = Provider()
+    result = await agent_for(provider, ContextManager(window=8_000, settings=SETTINGS)).run("Read the pages.")
+    assert result.output == "done" and provider.asked["notes"] >= 2
+    usage = result.usage
+    assert usage.requests == sum(provider.asked.values()) == provider.billed.requests
+    assert (usage.input_tokens, usage.output_tokens) == (provider.billed.input_tokens, provider.billed.output_tokens)
+
+
+async def test_a_request_limit_counts_the_notes_requests() -> None:
+    unlimited = Provider()
+    await agent_for(unlimited, ContextManager(window=8_000, settings=SETTINGS)).run("Read the pages.")
+    without_notes = unlimited.asked["main"] + unlimited.asked["summary"]  # what the run's own requests take
+    provider, events = Provider(), list[Event]()
+    cm = ContextManager(window=8_000, settings=SETTINGS, event_handler=events.append)
+    with pytest.raises(UsageLimitExceeded, match=f"request_limit of {without_notes}"):
+        await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=without_notes))
+    assert provider.asked["notes"] >= 1 and provider.billed.requests <= without_notes
+
+
+@pytest.mark.parametrize("how", ["in the background", "wired in"])
+async def test_notes_a_run_does_not_wait_for_or_wired_in_are_not_the_runs(how: str) -> None:
+    provider = Provider()
+    if how == "in the background":
+        cm = ContextManager(window=8_000, settings=SETTINGS, notes_in_background=True)
+    else:
+        notes = SessionMemory(None, SETTINGS, model=FunctionModel(provider))  # as the terminal agent wires its own
+        cm = ContextManager.wired(Internals(memory=notes), window=8_000, settings=SETTINGS)
+    result = await agent_for(provider, cm).run("Read the pages.")
+    await cm.drain()
+    assert provider.asked["notes"] >= 1
+    assert result.usage.requests == provider.asked["main"] + provider.asked["summary"]
