@@ -2,10 +2,9 @@
 Esc or Ctrl-C, `!cmd` for the shell, and say how to come back.
 
 Beside it: repl_start.py (the banner and the imports while the prompt is up), repl_building.py (the
-session built meanwhile, and the lines typed before it is there),
-session_feed.py (what the session reports while it works: compactions, savings, the plan),
-session_picker.py (`--resume` without an id), resume_switch.py (`/resume`'s switch) and
-work_keys.py (the spinner and the keys while a turn or a `!cmd` runs)."""
+session built meanwhile, and the lines typed before it is there), session_feed.py (what the session
+reports while it works: compactions, savings, the plan), session_picker.py (`--resume` without an
+id), resume_switch.py (`/resume`'s switch) and work_keys.py (the spinner and keys while work runs)."""
 
 from __future__ import annotations
 
@@ -222,7 +221,8 @@ class Repl:
             elif command:
                 from .commands import dispatch
 
-                await self.work.command(dispatch(s, line.strip(), self.console))  # Ctrl-C stops it, not the REPL
+                with retry_notice.telling(self.feed.on_retry):  # a /compact's wait is said as a turn's
+                    await self.work.command(dispatch(s, line.strip(), self.console))  # Ctrl-C: not the REPL
             else:
                 line = as_sent(line)  # a paste's indentation kept (pastes.as_sent)
                 message = "\n\n".join([*self.pending, line])
