@@ -58,13 +58,25 @@ def agent_for(provider: Provider, cm: ContextManager) -> Agent[None, str]:
     return agent
 
 
+def notes_said(events: list[Event]) -> RunUsage:
+    """What the notes updates' events say their requests used (`detail["usage"]`)."""
+    said = RunUsage()
+    for e in events:
+        if e.layer == "memory" and e.action == "update":
+            u = e.detail["usage"]
+            said.incr(RunUsage(requests=u["requests"], input_tokens=u["input_tokens"], output_tokens=u["output_tokens"]))
+    return said
+
+
 async def test_the_runs_usage_counts_the_notes_requests() -> None:
-    provider = Provider()
-    result = await agent_for(provider, ContextManager(window=8_000, settings=SETTINGS)).run("Read the pages.")
+    provider, events = Provider(), list[Event]()
+    cm = ContextManager(window=8_000, settings=SETTINGS, event_handler=events.append)
+    result = await agent_for(provider, cm).run("Read the pages.")
     assert result.output == "done" and provider.asked["notes"] >= 2
     usage = result.usage
     assert usage.requests == sum(provider.asked.values()) == provider.billed.requests
     assert (usage.input_tokens, usage.output_tokens) == (provider.billed.input_tokens, provider.billed.output_tokens)
+    assert notes_said(events).requests == provider.asked["notes"]
 
 
 async def test_a_request_limit_counts_the_notes_requests() -> None:
@@ -80,9 +92,9 @@ async def test_a_request_limit_counts_the_notes_requests() -> None:
 
 @pytest.mark.parametrize("how", ["in the background", "wired in"])
 async def test_notes_a_run_does_not_wait_for_or_wired_in_are_not_the_runs(how: str) -> None:
-    provider = Provider()
+    provider, events = Provider(), list[Event]()
     if how == "in the background":
-        cm = ContextManager(window=8_000, settings=SETTINGS, notes_in_background=True)
+        cm = ContextManager(window=8_000, settings=SETTINGS, notes_in_background=True, event_handler=events.append)
     else:
         notes = SessionMemory(None, SETTINGS, model=FunctionModel(provider))  # as the terminal agent wires its own
         cm = ContextManager.wired(Internals(memory=notes), window=8_000, settings=SETTINGS)
@@ -90,3 +102,6 @@ async def test_notes_a_run_does_not_wait_for_or_wired_in_are_not_the_runs(how: s
     await cm.drain()
     assert provider.asked["notes"] >= 1
     assert result.usage.requests == provider.asked["main"] + provider.asked["summary"]
+    if how == "in the background":  # what they used is said all the same, by their events
+        assert notes_said(events).requests == provider.asked["notes"]
+        assert notes_said(events).total_tokens + result.usage.total_tokens == provider.billed.total_tokens

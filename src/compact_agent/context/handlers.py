@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .compaction import in_run
 from .compaction.result import CompactionBlocked, CompactionResult
 from .plumbing.events import Event, one_line
 from .plumbing.settings import said_with_type
@@ -75,13 +76,7 @@ def add_summary_usage(result: CompactionResult, summarize: object, earlier: int 
     usages = getattr(summarize, "usage", None)
     if not isinstance(usages, list) or len(usages) <= earlier:
         return
-    made = usages[earlier:]
-    result.event.detail["usage"] = {
-        "requests": len(made),
-        "input_tokens": sum(getattr(u, "input_tokens", 0) for u in made),
-        "cache_read_tokens": sum(getattr(u, "cache_read_tokens", 0) for u in made),
-        "output_tokens": sum(getattr(u, "output_tokens", 0) for u in made),
-    }
+    result.event.detail["usage"] = in_run.reported(usages[earlier:])
 
 
 async def before(cm: ContextManager, trigger: str, instructions: str) -> str:

@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
-__all__ = ["Run", "admit", "count", "counted_in", "current", "priced"]
+__all__ = ["Run", "admit", "count", "counted_in", "current", "priced", "reported"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +95,13 @@ def priced(response: ModelResponse) -> RequestUsage:
     except Exception:  # noqa: BLE001 - LookupError for a model it cannot price, ValueError for usage it cannot
         pass
     return usage
+
+
+def reported(usages: Sequence[object]) -> dict[str, int]:
+    """What requests used, as an event's `detail["usage"]` says it (a compaction's summaries, a notes
+    update's requests): how many, and their tokens (a usage of a summarizer wired in may lack one)."""
+    return {"requests": len(usages), **{key: sum(getattr(u, key, 0) for u in usages)
+                                        for key in ("input_tokens", "cache_read_tokens", "output_tokens")}}
 
 
 def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:

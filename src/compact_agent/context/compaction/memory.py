@@ -220,7 +220,7 @@ class SessionMemory:
         return functools.partial(learn, request="notes")
 
     async def _extract(self, job: _Job) -> None:
-        watch = Stopwatch()
+        watch, earlier = Stopwatch(), len(self.usage)
         try:
             reply = await (self._separate(job) if self.notes_model is not None else self._shared(job))
             notes = normalize_notes(reply, self.notes)
@@ -247,7 +247,8 @@ class SessionMemory:
         self._emit(job.emit, Event("memory", "update", tokens.estimate(job.new), tokens.text_tokens(notes),
                                    duration_ms=watch.ms(), detail={
                                        "covered": job.covered[0], "new_messages": len(job.new),
-                                       "path": "separate" if self.notes_model is not None else "shared"}))
+                                       "path": "separate" if self.notes_model is not None else "shared",
+                                       "usage": in_run.reported(self.usage[earlier:])}))  # also where no run counts them
 
     async def _shared(self, job: _Job) -> str:
         """Same prefix as the main request (cache hit), the instruction last, unable to act."""
