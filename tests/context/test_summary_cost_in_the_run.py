@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.messages import ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
 from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event
+from compact_agent.context.testing import library_request, reply_to_library_request
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from .pages_agent import WINDOW, page_text, reading
@@ -80,3 +82,32 @@ async def test_a_cost_limit_counts_the_summaries() -> None:
                        usage.output_tokens - summaries.output_tokens)  # what the run's own requests cost
     with pytest.raises(UsageLimitExceeded, match="cost_limit"):
         await run(UsageLimits(request_limit=200, cost_limit=main_alone), [])
+
+
+async def test_a_summary_past_the_cost_limit_ends_the_run_before_the_steps_request() -> None:
+    """The cost limit is checked after the summary, as the token limits are: the step's own request,
+    which would cost more on top, is not sent. Costs as a provider (or a gateway) reports them."""
+    asked: list[str] = []
+
+    def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        kind = library_request(messages) or "main"
+        asked.append(kind)
+        cost = Decimal("0.1") if kind == "summary" else Decimal("0.001")
+        usage = RequestUsage(input_tokens=sum(len(str(getattr(p, "content", ""))) for m in messages
+                                              for p in m.parts) // 4 + 200, output_tokens=20)
+        usage.cost = cost
+        if (reply := reply_to_library_request(messages, "Pages read so far.", usage=usage)) is not None:
+            return reply
+        return ModelResponse(parts=[ToolCallPart("read", {"page": len(asked)})], usage=usage)
+
+    cm = ContextManager(window=6_000, settings=CompactionSettings(compaction_records=False))
+    agent: Agent[None, str] = Agent(FunctionModel(provider), capabilities=[cm])
+
+    @agent.tool_plain
+    def read(page: int) -> str:
+        """One page."""
+        return f"page {page}: " + " ".join(f"line-{page}-{i}" for i in range(250))
+
+    with pytest.raises(UsageLimitExceeded, match="cost_limit"):
+        await agent.run("Read the pages.", usage_limits=UsageLimits(cost_limit=Decimal("0.05")))
+    assert asked.count("summary") == 1 and asked[-1] == "summary"
