@@ -79,8 +79,8 @@ async def test_resume_switches_to_the_window_the_session_was_started_with_and_sa
     run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r", "/resume 1\r", "/model\r"], server=server,
                       continue_last=True, options_for=command_line(tmp_path, server).for_session)
     assert f"window 32,768 · session {second}" in run.out  # -c: the newest, started without options
-    assert f"session {first} runs with fake-model · window 16,000, as it was started\n" in run.out, run.out
-    assert f"session {second} runs with fake-model · window 32,768, as it was started\n" in run.out, run.out
+    assert f"session {first} runs with fake-model · window 16,000, as it last ran\n" in run.out, run.out
+    assert f"session {second} runs with fake-model · window 32,768\n" in run.out, run.out
     assert re.findall(r"now: fake-model \(OpenAI-compatible\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out
 
 
@@ -103,7 +103,7 @@ async def test_options_a_session_remembers_that_cannot_be_used_are_said_and_it_g
     run = await drive(tmp_path, answer, ["/resume 1\r", "still here?\r", "/model\r"], server=server,
                       continue_last=True, options_for=command_line(tmp_path, server).for_session)
     line = said(run.out, f"could not run session {first}")
-    assert line.startswith(f"could not run session {first} with fake-model, as it was started (a 3,000-token context "
+    assert line.startswith(f"could not run session {first} with fake-model, as it last ran (a 3,000-token context "
                            "window cannot hold the system prompt and tool definitions"), line
     assert "(remembered --context-window 3,000)); it goes on with fake-model · window 32,768 " in line, line
     assert "now: fake-model (OpenAI-compatible) · window 32,768" in run.out and run.prompts[-1] == "still here?", run.out
@@ -144,7 +144,7 @@ def test_the_command_line_opens_a_picked_or_resumed_session_with_its_options(tmp
             term.type("2\r")  # the oldest: the first session
             term.prompt(term.read_until(f"window 16,000 · session {first}"))
             term.type("/resume 1\r")
-            end = term.read_until(f"session {second} runs with fake-model · window 32,768, as it was started")
+            end = term.read_until(f"session {second} runs with fake-model · window 32,768")
             term.prompt(end)
             assert term.finish() == 0
         finally:
@@ -178,3 +178,23 @@ async def test_a_window_from_the_config_file_stays_the_files_after_a_switch_back
     assert "model deepseek-chat → fake-model · window 16,000" in run.out, run.out
     [path] = (tmp_path / "home" / "projects").glob("*/*.jsonl")
     assert "context_window" not in remembered.options_of(path)
+
+
+async def test_resume_says_the_model_the_session_last_ran_with_not_as_it_was_started(tmp_path, server):
+    """A session switched with `/model` runs, once resumed, with the model it was switched to (what it
+    remembers): the line said `as it was started`, of a session started with another model."""
+    with FakeOpenAIServer(answer, serves=["other-model"]) as other:
+        await switched_and_resumed(tmp_path, other)
+
+
+async def switched_and_resumed(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    work = (tmp_path / "project").resolve()
+    settings = load(work, {"model": "fake-model", "base_url": server.base_url})  # the model from the settings
+    options_for = CommandLine(work, {"base_url": server.base_url}, settings).for_session
+    await drive(tmp_path, answer, ["in the first session\r", "/model other-model --window 20k\r", "after it\r"],
+                server=server, options_for=options_for)
+    first = holding(tmp_path, "in the first session")
+    run = await drive(tmp_path, answer, ["in the second session\r", f"/resume {first}\r"], server=server,
+                      options_for=options_for)
+    assert f"session {first} runs with other-model · window 20,000, as it last ran\n" in run.out, run.out
+    assert "as it was started" not in run.out, run.out

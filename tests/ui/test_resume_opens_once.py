@@ -45,8 +45,8 @@ async def test_resume_reads_a_session_with_other_options_once(tmp_path, server, 
     cmd = command_line(tmp_path, server)
     run = await drive(tmp_path, answer, ["/resume 1\r", "/config\r", "/resume 1\r"], server=server,
                       continue_last=True, options_for=lambda path: as_remembered(cmd.for_session(path)))
-    assert f"session {first} runs with fake-model · window 16,000, as it was started\n" in run.out, run.out
-    assert f"session {second} runs with fake-model · window 32,768, as it was started\n" in run.out, run.out
+    assert f"session {first} runs with fake-model · window 16,000, as it last ran\n" in run.out, run.out
+    assert f"session {second} runs with fake-model · window 32,768\n" in run.out, run.out
     assert loads == [second, first, second], loads  # -c, then each /resume: once
     assert re.search(r"^context_window +16000 +session$", run.out, re.MULTILINE), run.out
 

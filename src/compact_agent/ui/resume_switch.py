@@ -83,12 +83,18 @@ def switch(s: AgentSession, want: str, options_for: Callable[[Path], SessionSett
     except Exception as e:  # noqa: BLE001 - one line, and the session with the options it had
         _restore(s, kept, run)
         _switch_to(s, session_id)
-        return (f"could not run session {s.session_id} with {settled.name}, as it was started "
+        return (f"could not run session {s.session_id} with {settled.name}{_as(settled)} "
                 f"({describe_error(e)}); it goes on with {uses(s, before)}")
     note = settled.note  # a remembered endpoint this model does not go to
     if (s.info.name, s.cm.limits.window, s.opts.base_url) == before:
         return note
-    return f"session {s.session_id} runs with {uses(s, before)}, as it was started" + (f"; {note}" if note else "")
+    return f"session {s.session_id} runs with {uses(s, before)}{_as(settled)}" + (f"; {note}" if note else "")
+
+
+def _as(settled: SessionSettings) -> str:
+    """`, as it last ran` where the session's own options (remembered, and changed by each `/model`
+    switch) chose them: `as it was started` was said of a session switched to another model since."""
+    return ", as it last ran" if settled.applied else ""
 
 
 def _restore(s: AgentSession, kept: dict[str, Any], run: remembered.ToRemember | None) -> None:
