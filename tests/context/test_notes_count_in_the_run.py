@@ -105,3 +105,22 @@ async def test_notes_a_run_does_not_wait_for_or_wired_in_are_not_the_runs(how: s
     if how == "in the background":  # what they used is said all the same, by their events
         assert notes_said(events).requests == provider.asked["notes"]
         assert notes_said(events).total_tokens + result.usage.total_tokens == provider.billed.total_tokens
+
+
+@pytest.mark.parametrize("room", [False, True])
+async def test_a_notes_request_the_request_limit_has_no_room_for_is_not_sent(room: bool) -> None:
+    """Notes updated at the run's end (its answer): a run that used its `request_limit` up to that
+    answer has no room for them, and they are not sent (a failed update, said as one); one with room
+    sends them, counted."""
+    at_the_end = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memory_update_tool_calls=1_000,
+                                    memory_start_fraction=0.0)
+    provider, events = Provider(), list[Event]()
+    limit = STEPS + 1 + (2 if room else 0)  # the run's own requests: its steps and its answer
+    cm = ContextManager(window=64_000, settings=at_the_end, event_handler=events.append)
+    result = await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=limit))
+    assert result.output == "done" and not cm.compactions
+    assert provider.asked["notes"] == (1 if room else 0)
+    assert result.usage.requests == provider.billed.requests == STEPS + 1 + provider.asked["notes"]
+    failed = [e.detail["error"] for e in events if e.layer == "memory" and e.action == "failed"]
+    assert len(failed) == (0 if room else 1)
+    assert all(f.startswith(f"The next request would exceed the request_limit of {limit}") for f in failed)
