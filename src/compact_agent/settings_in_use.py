@@ -54,6 +54,19 @@ class InUse:
     window: int
     max_output: int
     learned: str | None = None
+    #: where requests go with base_url unset: (the address, the SDK's variable it was read from)
+    from_env: tuple[str, str] | None = None
+
+
+def env_endpoint(base_url: str | None, provider: str) -> tuple[str, str] | None:
+    """(the address shown, its variable) where no base_url is set and the provider's client reads one
+    from its own variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL): every request goes there, while the
+    table said `not set (the model's provider)`."""
+    from .agent.run.server_keys import SDK_BASE_URL, sent_to
+    from .secrets import shown_url
+
+    url = None if base_url else sent_to(None, provider)
+    return (shown_url(url), SDK_BASE_URL[provider]) if url else None
 
 
 def model_values(loaded: Loaded, info: ModelInfo, window: int, learned: str | None = None) -> Loaded:
@@ -114,7 +127,8 @@ def for_settings(loaded: Loaded, home: Path) -> InUse:
     kept = None if s.context_window else remembered_for(home, s.base_url, info)
     if kept is not None and kept.window < info.window:
         window, learned = kept.window, learned_words(kept)
-    return InUse(model_values(loaded, info, window, learned), window, info.max_output, learned)
+    return InUse(model_values(loaded, info, window, learned), window, info.max_output, learned,
+                 env_endpoint(s.base_url, info.provider))
 
 
 def for_session(loaded: Loaded, session: Any) -> InUse:
@@ -126,7 +140,8 @@ def for_session(loaded: Loaded, session: Any) -> InUse:
     if (taught := cm.window_learned) is not None and taught.window == cm.limits.window:
         kept = remembered_for(session.opts.home or home_dir(), session.opts.base_url, info)
         learned = learned_words(kept if kept is not None and kept.window == taught.window else None)
-    return InUse(model_values(loaded, info, cm.limits.window, learned), cm.limits.window, cm.max_output, learned)
+    return InUse(model_values(loaded, info, cm.limits.window, learned), cm.limits.window, cm.max_output, learned,
+                 env_endpoint(session.opts.base_url, info.provider))
 
 
 def scaled(settings: Settings, window: int, max_output: int) -> dict[str, tuple[int, str | None]]:
@@ -155,6 +170,8 @@ def _noted(view: InUse) -> Loaded:
              for name, (used, why) in scaled(loaded.settings, view.window, view.max_output).items() if why}
     if loaded.settings.context_window != view.window:  # given, then taught smaller by the server
         notes["context_window"] = f"{view.window:,} {view.learned or 'learned from the server'}"
+    if view.from_env is not None:
+        notes["base_url"] = "{} from {}".format(*view.from_env)
     for name, note in notes.items():
         sources[name] = f"{sources.get(name, 'default')} → {note}"
     return replace(loaded, sources=sources)
@@ -165,7 +182,8 @@ def as_json(view: InUse) -> dict[str, Any]:
     each with why it is not the setting's (null where it is)."""
     given = view.loaded.settings.context_window
     window_why = None if given == view.window else (view.learned or "learned from the server")
-    return {"context_window": {"value": view.window, "why": window_why},
+    sent = {"base_url": {"value": view.from_env[0], "why": view.from_env[1]}} if view.from_env else {}
+    return {"context_window": {"value": view.window, "why": window_why}, **sent,
             **{name: {"value": used, "why": why}
                for name, (used, why) in scaled(view.loaded.settings, view.window, view.max_output).items()}}
 

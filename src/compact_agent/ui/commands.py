@@ -48,8 +48,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     else:  # on a row of its own: wrapped, 'session' ended the model's row and the id went on under it
         _row(c, "model", model)
         _row(c, "session", session)
-    if s.opts.base_url:  # on a row of its own: beside the model it pushed the session id to a second line
-        _row(c, "endpoint", s.opts.base_url)
+    if (where := _endpoint(s)) is not None:  # on a row of its own: beside the model it pushed the id to a second line
+        _row(c, "endpoint", where)
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
     # Counted, on the safe side, until the reports tell: the figure may fall by it at the next one.
     unsure = (f" ({pic.reasoning_unsure:,} of them the last answer's reasoning, which the provider may not "
@@ -79,6 +79,15 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     _row(c, "compactions", f"{whole} in the whole session{undid} ({compacted_this_run(s)} since this run began)",
          render.auto_compaction(s.cm.failures, s.cm.breaker_open))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
+
+
+def _endpoint(s: AgentSession) -> str | None:
+    """Where the requests go: --base-url (or the config's), else the address the provider's client
+    reads from its variable, said so (`http://… (from ANTHROPIC_BASE_URL)`); None: its own API."""
+    from ..settings_in_use import env_endpoint
+
+    env = env_endpoint(s.opts.base_url, s.info.provider)
+    return s.opts.base_url or (f"{env[0]} (from {env[1]})" if env else None)
 
 
 def _not_saved(s: AgentSession) -> str:
