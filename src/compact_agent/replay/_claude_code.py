@@ -179,7 +179,9 @@ def _main_conversation(records: list[Mapping[str, Any]], builder: ConversationBu
     nothing else is a subagent's own (``subagents/agent-*.jsonl``, where every line is so marked):
     it is that conversation."""
     sidechain = [r for r in records if r.get("isSidechain")]
-    if not sidechain or all(r.get("isSidechain") for r in records if r.get("type") in {"user", "assistant"}):
+    builder.subagent = bool(sidechain) and all(r.get("isSidechain") for r in records
+                                               if r.get("type") in {"user", "assistant"})
+    if not sidechain or builder.subagent:
         return records
     builder.warnings.append(f"left out {counted(len(sidechain), 'line')} of subagents' own conversations held in the "
                             "session file: the main model saw only each subagent's final answer, as its tool result")

@@ -65,6 +65,7 @@ def import_session(document: Mapping[str, Any], builder: ConversationBuilder, pa
     entries: list[Any] = document["messages"]
     agent = document.get("agent")
     if agent in ("subagent", "teammate"):
+        builder.subagent = True
         builder.warnings.append(f"the conversation of a Cline {agent} (agent: {agent}), whose session saw only its "
                                 "answer: replayed as a session of its own")
     system = document.get("system_prompt")

@@ -204,6 +204,8 @@ def _handle(state: _State, record: Mapping[str, Any]) -> None:
 
 
 def _session_meta(state: _State, payload: Mapping[str, Any], timestamp: datetime | None) -> None:
+    source = payload.get("source")  # a subagent's rollout (a thread another spawned, a review): {"subagent": …}
+    state.builder.subagent |= isinstance(source, Mapping) and "subagent" in source
     if state.system_prompt_seen:
         return  # a resumed session repeats its meta line; the instructions were already imported
     instructions = payload.get("base_instructions")

@@ -110,6 +110,7 @@ class ConversationBuilder:
     harness: set[str] = field(default_factory=set)  # user-role texts the agent's harness wrote, stripped
     opening: set[str] = field(default_factory=set)  # of those, the first request's the agent re-sends (fixed prompt)
     filler_chars: int = 0  # characters of deterministic filler standing for redacted text (Codex)
+    subagent: bool = False  # the file is the conversation of an agent another session started (its own file)
     tool_names: dict[str, str] = field(default_factory=dict)
     _anchors: list[tuple[dict[str, Any], ModelRequestPart | ModelResponsePart | None]] = field(
         default_factory=list

@@ -209,6 +209,8 @@ def _results(message: Mapping[str, Any]) -> list[tuple[Any, str]]:
 def import_gemini_cli(records: list[Mapping[str, Any]], builder: ConversationBuilder) -> None:
     """Feed a Gemini CLI session into `builder` (see the module docstring)."""
     commands = split = masked = 0
+    # A subagent's chat is a file of its own (chats/<parent session>/<id>.jsonl), its metadata saying so.
+    builder.subagent = any(looks_like_record(r) and r.get("kind") == "subagent" for r in records[:1])
     messages = messages_of(records, builder)
     rewritten = any(m is REWRITTEN for m in messages)  # a masking written by a $set: said and placed there
     for message in messages:

@@ -80,10 +80,17 @@ class Analysis:
 def transcripts_counted(runs: list[TranscriptRun]) -> str:
     """`24 transcripts (3 of them Claude Code compaction requests, not sessions)`: Claude Code keeps
     each compaction's request in a file of its own beside the session (`agent-acompact-*.jsonl`),
-    which a folder's search finds and replays as any transcript, so the count said 24 of 21 sessions."""
+    which a folder's search finds and replays as any transcript, so the count said 24 of 21 sessions.
+    A subagent's conversation is a file of its own too (`subagents/agent-*.jsonl`, …), replayed as a
+    session, its requests being real ones, but not one a person started: `12 transcripts (4 of them
+    subagents' conversations; 3 Claude Code compaction requests, not sessions)`."""
     calls = sum(1 for run in runs if run.transcript.compaction_request)
-    said = f" ({calls} of them Claude Code compaction request{'' if calls == 1 else 's'}, not sessions)"
-    return plural(len(runs), "transcript") + (said if calls else "")
+    subagents = sum(1 for run in runs if run.transcript.subagent)
+    said = [f"{subagents} of them " + ("a subagent's conversation" if subagents == 1 else "subagents' conversations")
+            ] if subagents else []
+    said += [f"{calls}{'' if subagents else ' of them'} Claude Code compaction request{'' if calls == 1 else 's'}, "
+             "not sessions"] if calls else []
+    return plural(len(runs), "transcript") + (f" ({'; '.join(said)})" if said else "")
 
 
 def label(path: Path) -> str:

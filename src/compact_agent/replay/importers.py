@@ -90,6 +90,10 @@ class Transcript:
             the fixed prompt every replayed request carries (sizing.py).
         compaction_request: the file is the request Claude Code made to summarise a session (its
             ``subagents/agent-acompact-*.jsonl``), not a session of its own: counted apart in the totals.
+        subagent: the file is the conversation of a subagent another session started (Claude Code's
+            ``subagents/agent-*.jsonl``, a Cline subagent or teammate, a Gemini CLI subagent's chat, a Codex
+            rollout whose source is a subagent): replayed as any session, its requests being real ones,
+            and said in its caption and the totals' heading.
     """
 
     source: Path
@@ -103,6 +107,7 @@ class Transcript:
     opening_context: frozenset[str] = frozenset()
     filler_chars: int = 0  # characters of deterministic filler standing for redacted text
     compaction_request: bool = False  # Claude Code's own compaction request (`agent-acompact-*`), not a session
+    subagent: bool = False  # a subagent's conversation, in a file of its own
 
 
 @dataclass
@@ -168,6 +173,7 @@ def load_transcript(path: Path) -> Transcript:
         builder.warnings.append("no model-visible messages found")
     if said := set_aside_absurd_usage(messages):
         builder.warnings.append(said)
+    compaction_request = sniffed.format == "claude-code" and _claude_code.is_compaction_request(sniffed.records)
     return Transcript(
         source=path,
         format=sniffed.format,
@@ -179,7 +185,8 @@ def load_transcript(path: Path) -> Transcript:
         harness_texts=frozenset(builder.harness),
         opening_context=frozenset(builder.opening),
         filler_chars=builder.filler_chars,
-        compaction_request=sniffed.format == "claude-code" and _claude_code.is_compaction_request(sniffed.records),
+        compaction_request=compaction_request,
+        subagent=builder.subagent and not compaction_request,
     )
 
 

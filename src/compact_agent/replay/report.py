@@ -205,6 +205,7 @@ def fit_caption(run: TranscriptRun) -> str:
     tm = run.tm
     head = (f"{run.transcript.format}, " + ("the compaction request of the session beside it, "
                                             if run.transcript.compaction_request else "")
+            + ("a subagent's conversation, " if run.transcript.subagent else "")
             + plural(run.points, "recorded request"))
     notes = "".join(f"; {n}" for n in tm.notes)
     if tm.error_mean is None:

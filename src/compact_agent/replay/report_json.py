@@ -24,12 +24,14 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     if totals_only:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
+                "subagents": sum(1 for run in analysis.runs if run.transcript.subagent),
                 "totals": results_json(analysis.totals()), "skipped": analysis.skipped}
     return {
         **head,
         "transcripts": [
             {"path": str(run.transcript.source), "format": run.transcript.format, "requests": run.points,
-             "compaction_request": run.transcript.compaction_request, "fit": describe_fit(run.tm),
+             "compaction_request": run.transcript.compaction_request, "subagent": run.transcript.subagent,
+             "fit": describe_fit(run.tm),
              "warnings": run.transcript.warnings, "unknown_kinds": run.transcript.unknown_kinds,
              "results": results_json(analysis.metrics(run))}
             for run in analysis.runs],
