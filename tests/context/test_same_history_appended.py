@@ -122,21 +122,41 @@ async def test_a_history_with_messages_left_out_is_still_archived_and_rewritten(
     assert store.archived == 1 and [b["trigger"] for b in store.boundaries] == ["history_changed"]
 
 
-async def test_a_history_whose_result_ended_otherwise_is_still_archived_and_rewritten() -> None:
-    """A result's `outcome` is what the model reads: a "failed" one goes as an error (`{"error": ...}`,
-    or the provider's error flag) where a "success" of the same words does not. Taken for the same
-    history, the store kept the success, and a restart read the result back as one."""
+def ended(messages: list[ModelMessage], outcome: Any) -> tuple[list[ModelMessage], ToolReturnPart, ToolReturnPart]:
+    """`messages` as a UI gives them back (`later`), the first tool result's `outcome` changed: the
+    history, that result as it was and as it is now."""
+    edited = later(messages)
+    at, result = next((i, p) for i, m in enumerate(edited) for p in m.parts if isinstance(p, ToolReturnPart))
+    now = dataclasses.replace(result, outcome=outcome)
+    edited[at] = dataclasses.replace(edited[at], parts=[now if p is result else p for p in edited[at].parts])  # type: ignore[arg-type]
+    return edited, result, now
+
+
+async def test_a_history_whose_result_became_an_error_is_still_archived_and_rewritten() -> None:
+    """A result's `outcome` is what the model reads when it makes the result an error: a "failed"
+    one goes as one (`{"error": ...}`, or the provider's error flag) where a "success" of the same
+    words does not. Taken for the same history, the store kept the success, and a restart read the
+    result back as one."""
     store = CountingStore()
     agent = agent_on(store)
     first = await agent.run("Read.")
     held = list(store.messages)
-    edited = later(first.all_messages())
-    at, result = next((i, p) for i, m in enumerate(edited) for p in m.parts if isinstance(p, ToolReturnPart))
-    assert result.outcome == "success"
-    failed = dataclasses.replace(result, outcome="failed")
-    assert failed.model_response_str() != result.model_response_str()  # the model reads it otherwise
-    edited[at] = dataclasses.replace(edited[at], parts=[failed if p is result else p for p in edited[at].parts])  # type: ignore[arg-type]
+    edited, result, failed = ended(first.all_messages(), "failed")
+    assert result.outcome == "success" and failed.model_response_str() != result.model_response_str()
     second = await agent.run("Again.", message_history=edited)
     assert store.archived == 1 and [b["trigger"] for b in store.boundaries] == ["history_changed"]
     assert store.archives == [held] and store.messages == second.all_messages()
     assert [p.outcome for m in store.messages for p in m.parts if isinstance(p, ToolReturnPart)][0] == "failed"
+
+
+async def test_a_history_whose_result_ended_otherwise_but_reads_the_same_is_appended_to() -> None:
+    """An "interrupted" (or "denied") result is sent as a plain one, as a "success" is: given back
+    as the other (AG-UI before 0.1.11 gives an interrupted one back as a success), it says the same."""
+    store = CountingStore()
+    agent = agent_on(store)
+    first = await agent.run("Read.")
+    edited, result, interrupted = ended(first.all_messages(), "interrupted")
+    assert interrupted.model_response_str() == result.model_response_str()
+    second = await agent.run("Again.", message_history=edited)
+    assert store.archived == 0 and store.boundaries == []
+    assert said(store.messages) == said(second.all_messages())

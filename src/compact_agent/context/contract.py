@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic_ai import messages as _messages
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
@@ -193,12 +194,14 @@ def _not_held(store: str, held: int, given: int, same: int) -> str:
             f"its {its}): {read}, or give this history a store of its own")
 
 
-# What a message says, as the model reads it again: kinds, words, tools, arguments, call ids and how
-# a call ended (a result's `outcome`: a "failed" one reaches the model as an error, `{"error": ...}` or
-# the provider's own error flag, where a "success" of the same words does not), in order. Not when it
-# was said (a store may keep timestamps to the second), nor the run, usage or provider details that
-# came with it.
-_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id", "outcome")
+# What a message says, as the model reads it again: kinds, words, tools, arguments, call ids and
+# whether a result is an error (its `outcome` "failed" or "retried": it reaches the model as one,
+# `{"error": ...}` or the provider's own error flag, where a "success" of the same words does not; a
+# "denied" or "interrupted" one is sent as a plain result, so one given back as a "success", as AG-UI
+# before 0.1.11 gives an interrupted one, says the same), in order. Not when it was said (a store may
+# keep timestamps to the second), nor the run, usage or provider details that came with it.
+_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id")
+_ERRORS = frozenset(getattr(_messages, "ERROR_OUTCOMES", ("failed", "retried")))
 
 
 def _args(args: Any) -> Any:
@@ -214,8 +217,8 @@ def _args(args: Any) -> Any:
 
 
 def _said(message: Any) -> tuple[Any, list[dict[str, Any]]]:
-    parts = [{k: _args(v) if k == "args" else v for k, v in part.items() if k in _SAID}
-             for part in message.get("parts", ())]
+    parts = [{**{k: _args(v) if k == "args" else v for k, v in part.items() if k in _SAID},
+              "error": part.get("outcome") in _ERRORS} for part in message.get("parts", ())]
     return message.get("kind"), parts
 
 
