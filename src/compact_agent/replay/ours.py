@@ -44,7 +44,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import RequestUsage
+from pydantic_ai.usage import RequestUsage, RunUsage
 
 from ..config import GivenOnly, Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
@@ -271,7 +271,10 @@ class Ours:
         """The recorded response with what the provider would report for this request, fed to the
         live hook (calibration, and session notes in the background)."""
         reported = dataclasses.replace(response, usage=RequestUsage(input_tokens=sent_tokens, output_tokens=output))
-        await self.cm.after_model_request(SimpleNamespace(messages=self._history), request_context=None,  # type: ignore[arg-type]
+        # The replay's run: what a run's context holds that the hook reads (its usage, no limits); the
+        # side requests are priced as `SideCall`s, whatever the run would count of them.
+        run = SimpleNamespace(messages=self._history, usage=RunUsage(), usage_limits=None)
+        await self.cm.after_model_request(run, request_context=None,  # type: ignore[arg-type]
                                           response=reported)
         if self.memory is not None and self.memory.in_flight:
             assert self.memory.task is not None
