@@ -79,6 +79,24 @@ def sent_no_key(e: BaseException) -> bool:
     return False
 
 
+def key_from(e: BaseException) -> str:
+    """` from ANTHROPIC_API_KEY` (or ` given with --api-key`): where the key a refused request carried
+    came from, told by the provider variable that holds that very key (none does: --api-key); empty
+    where no request says what it sent. The key itself is never said."""
+    import os
+
+    from .models import KEY_VARIABLE
+
+    for cause in chain(e):
+        headers = getattr(getattr(cause, "request", None), "headers", None)
+        if headers is None or not ("x-api-key" in headers or "authorization" in headers):
+            continue
+        sent = headers.get("x-api-key") or headers["authorization"].removeprefix("Bearer ").strip()
+        held = [v for v in KEY_VARIABLE.values() if sent and os.environ.get(v, "").strip() == sent]
+        return f" from {held[0]}" if held else " given with --api-key"
+    return ""
+
+
 def reply_cut(e: BaseException, at: str | None = None) -> str | None:
     """'the provider's reply was cut off mid-way: the model endpoint at URL closed the connection
     before the reply ended' for a reply whose connection closed after it had begun (deadline.ReplyCut),

@@ -21,6 +21,7 @@ from .error_causes import (
     caused_by,
     chain,
     endpoint,
+    key_from,
     reply_cut,
     reply_not_json,
     reply_unreadable,
@@ -155,9 +156,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     saved = retry_hint if retry_hint is not None else RETRY
     kept = kept_hint if kept_hint is not None else ("" if retry_hint == "" else KEPT)
     if isinstance(e, ModelAuthenticationError):
-        if sent_no_key(e):
-            return no_key_line(endpoint(e))
-        return "the provider rejected the API key (check the key for this endpoint)"
+        return no_key_line(endpoint(e)) if sent_no_key(e) else then(  # the key named by where it came from
+            f"the provider rejected the API key{key_from(e)}{endpoint(e)}: {_provider_message(e)}", kept)
     if caused_by(e, StreamCut):
         return then("the provider's reply was cut off mid-stream; what arrived is saved, marked as cut", saved)
     if (cut := reply_cut(e)) is not None:

@@ -22,6 +22,24 @@ def test_no_key_sent_is_not_a_wrong_key(cli) -> None:
     assert KEY not in missing.stderr + wrong.stderr + given.stderr + given.stdout
 
 
+def test_a_rejected_key_is_named_by_where_it_came_from_and_the_session_is_saved(cli) -> None:
+    """The line said `the provider rejected the API key (check the key for this endpoint)`: not which
+    key (the variable it was read from, or --api-key), nor the endpoint, nor that the session is
+    saved with the prompt, as a failing server's line says."""
+    with FakeOpenAIServer(lambda r: Reply.text("ok"), api_key=KEY) as server:
+        url = server.base_url
+        args = ("-p", "hi", "--base-url", url, "-m", "fake-model")
+        from_env = cli(*args, env={"OPENAI_API_KEY": "sk-not-the-servers-key-987654321"})
+        given = cli(*args, "--api-key", "sk-not-the-servers-key-987654321", env={"OPENAI_API_KEY": ""})
+    assert from_env.code == 1 and given.code == 1, (from_env.stderr, given.stderr)
+    line = " ".join(from_env.stderr.split())
+    assert line.startswith(f"compact-agent: the provider rejected the API key from OPENAI_API_KEY at {url}"
+                           "/chat/completions: "), line
+    assert "the session is saved with the prompt" in line, line
+    assert f"rejected the API key given with --api-key at {url}/chat/completions: " in given.stderr, given.stderr
+    assert "987654321" not in from_env.stderr + given.stderr
+
+
 def test_help_names_the_variable_read() -> None:
     from typer.testing import CliRunner
 
