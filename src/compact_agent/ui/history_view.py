@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -248,6 +249,8 @@ def all_boundaries(store: SessionStore) -> list[Boundary]:
     found: dict[tuple[str, str, str, int, str], Boundary] = {}
     for path in [*store.archives(), store.path]:  # in the order written, by name (old names too)
         try:
+            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO waited for a writer for ever; /dev/zero, read on
+                continue
             loaded = load_session_file(path)
         except OSError:
             continue

@@ -1,0 +1,46 @@
+"""A FIFO or a link to /dev/zero in a session's `compact-history/` folder, named as its archives are:
+`/status` and `/history` (which read every archive for the session's compactions) answer, the thing
+skipped, where a FIFO made them wait for a writer for ever and /dev/zero was read without end. The
+REPL's commands are the same functions (ui/commands.py), so a resumed `-p` run checks both."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from .common import cli, session
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_status_and_history_skip_an_archive_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    with FakeOpenAIServer(lambda req: Reply.text("answered"), window=9_000) as server:
+        s = session(home, cwd, server)
+
+        async def first() -> None:
+            try:
+                await s.run_turn("hi")
+            finally:
+                await s.aclose()
+
+        asyncio.run(first())
+        s.store.archive_dir.mkdir(parents=True, exist_ok=True)
+        planted = s.store.archive_dir / f"{s.session_id}-20261206-000000-000000.jsonl"
+        if kind == "fifo":
+            os.mkfifo(planted)
+        else:
+            planted.symlink_to("/dev/zero")
+        assert s.store.archives() == [planted]  # named as an archive is: the store lists it
+        runs = {command: cli(home, cwd, "-r", s.session_id, "-p", command, "--model", "fake-model",
+                             "--base-url", server.base_url, "--context-window", "9000", "--api-key", "k",
+                             timeout=30)  # a subprocess: killed, and the test failed, if it waits
+                for command in ("/status", "/history")}
+    status, history = runs["/status"], runs["/history"]
+    assert status.code == 0 and "0 in the whole session" in status.stdout, status
+    assert history.code == 0 and "no compactions yet" in history.stdout and "answered" in history.stdout, history
+    assert "Traceback" not in status.stderr + history.stderr
