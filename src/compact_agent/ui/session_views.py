@@ -182,6 +182,8 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     elif r.repriced:  # made before the model's prices were given (cost_report)
         lines.append(Text(f"{plural(r.repriced, 'request')} made before this model's prices were given "
                           f"{'is' if r.repriced == 1 else 'are'} priced at them"))
+    if r.stopped:
+        lines.append(Text(stopped_line(r.stopped, r.estimated)))
     if r.avoided_tokens:
         saving = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
                   f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
@@ -193,6 +195,17 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
+
+
+def stopped_line(stopped: int, estimated: int) -> str:
+    """`1 request you stopped mid-reply is counted (the provider bills what it read): its input tokens
+    are an estimate, no usage had come`: the server answered it, /cost counted it not at all."""
+    which = "" if not estimated else (
+        f": {'its' if stopped == 1 else 'their'} input tokens are an estimate, no usage had come" if estimated == stopped
+        else f": {estimated} of them with input tokens estimated, no usage had come")
+    known = "" if estimated == stopped else " with the usage received before the stop" if not estimated else ""
+    return (f"{plural(stopped, 'request')} you stopped mid-reply {'is' if stopped == 1 else 'are'} counted"
+            f"{known} (the provider bills what it read){which}")
 
 
 class CostFigures:

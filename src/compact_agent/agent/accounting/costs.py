@@ -18,10 +18,11 @@ way — and the summary and notes requests, which exist only because of compacti
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import UnionType
 from typing import Any
@@ -50,6 +51,10 @@ class Entry:
     #: A report's row: the sum of its requests' costs, each at the prices it was sent at (the prices
     #: of a model can change within a session: --prices given anew on resuming it); None: one request.
     summed_cost: float | None = None
+    #: A request the user stopped mid-reply (Esc, Ctrl-C): the provider bills the input it read. Its
+    #: figures are the usage received before the stop, its input the request's estimate where none came.
+    stopped: bool = False
+    estimated: bool = False
 
     @property
     def miss(self) -> int:
@@ -83,12 +88,33 @@ class UsageLedger(AbstractCapability[Any]):
     removed: int = 0  # tokens compactions have taken out of the history so far (cumulative)
     last_layer_savings: int = 0  # what layers took out of the latest request
     _side_seen: dict[str, int] = field(default_factory=dict)
+    _counted: float = 1.0  # the provider's count of the last request it reported, over our estimate
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
+        self._record(ctx, request_context, response.usage)
+        return response
+
+    async def wrap_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                 handler: Any) -> ModelResponse:
+        """A request stopped by the user while its reply streamed (Esc, Ctrl-C) never reaches
+        `after_model_request`, yet the server answered it and the provider bills the input it read:
+        /cost counted 17 requests of 18 answered. Counted here, with the usage received before the
+        stop (pydantic-ai keeps the stopped stream's partial response on the request context), its
+        input estimated where none came (an OpenAI-compatible stream reports usage at its end)."""
+        try:
+            return await handler(request_context)  # type: ignore[no-any-return]
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            partial = [r for r in getattr(request_context, "_usage_responses", ()) if isinstance(r, ModelResponse)]
+            if partial:  # the stream had opened: the server answered, the stop came during its reply
+                usage = partial[-1].usage
+                self._record(ctx, request_context, usage, stopped=True, estimated=not usage.input_tokens)
+            raise
+
+    def _record(self, ctx: RunContext[Any], request_context: ModelRequestContext, u: RequestUsage,
+                stopped: bool = False, estimated: bool = False) -> None:
         sent = list(request_context.messages)
         history = list(ctx.messages)
-        u = response.usage
         # The layers' saving for this request, in the provider's units: scaled by its count of the
         # whole request against our estimate of the whole, system prompt and tools included (scaled
         # against the messages alone, a 4-token difference came out as 106 in a first request).
@@ -97,10 +123,14 @@ class UsageLedger(AbstractCapability[Any]):
         params = request_context.model_request_parameters
         instructions = "\n".join(str(getattr(p, "content", "")) for p in (params.instruction_parts or []))
         whole = tokens.estimate(sent) + tokens.request_overhead(instructions, params.function_tools)
+        if estimated:  # our estimate, scaled as the provider counted the last request it reported
+            u = replace(u, input_tokens=round(whole * self._counted))
         ratio = (u.input_tokens / whole) if (u.input_tokens and whole) else 1.0
+        if not estimated and u.input_tokens and whole:
+            self._counted = ratio
         self.last_layer_savings = max(0, round((_parts(history) - _parts(sent)) * ratio))
-        self._add(_entry("main", self.info(), u, self.last_layer_savings + self.removed))
-        return response
+        self._add(replace(_entry("main", self.info(), u, self.last_layer_savings + self.removed),
+                          stopped=stopped, estimated=estimated))
 
     def __post_init__(self) -> None:
         if self.path is not None:
@@ -111,7 +141,9 @@ class UsageLedger(AbstractCapability[Any]):
         if self.path is None:
             return
         line = json.dumps({"kind": e.kind, "model": asdict(e.info), "input": e.input_tokens, "read": e.cache_read,
-                           "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided}) + "\n"
+                           "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided,
+                           **({"stopped": True} if e.stopped else {}),
+                           **({"estimated": True} if e.estimated else {})}) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # a line torn by a crash or a full disk: the next request's starts on a line of its own
@@ -156,7 +188,8 @@ def load_entries(path: Path) -> list[Entry]:
         try:
             d = json.loads(line)
             out.append(Entry(_of(str, d["kind"]), _model_info(d["model"]), _count(d["input"]), _count(d["read"]),
-                             _count(d["write"]), _count(d["output"]), _count(d.get("avoided", 0))))
+                             _count(d["write"]), _count(d["output"]), _count(d.get("avoided", 0)),
+                             stopped=d.get("stopped") is True, estimated=d.get("estimated") is True))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             continue
     return out
@@ -208,6 +241,8 @@ class CostReport:
     over_window: int  # main requests that would not have fit the window without compaction
     #: requests made without prices, priced at those given since for their model (context_report.cost_report)
     repriced: int = 0
+    stopped: int = 0  # requests the user stopped mid-reply, counted with what is known of them
+    estimated: int = 0  # of them, those whose input is the request's estimate (no usage had come)
 
     @property
     def priced(self) -> bool:
@@ -252,4 +287,5 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
                 over += 1
         elif e.kind != "main":
             compaction_cost += e.cost
-    return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over)
+    return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over,
+                      stopped=sum(e.stopped for e in entries), estimated=sum(e.estimated for e in entries))
