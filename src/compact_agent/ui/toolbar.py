@@ -1,5 +1,6 @@
-"""The toolbar under the REPL's prompt: context used / window, cost so far, the model, and a mark when
-nothing is asked (--yes); `starting…` while the session is being built."""
+"""The toolbar under the REPL's prompt: context used / window, cost so far (the whole session's,
+`session $…`, once it has earlier runs), the model, and a mark when nothing is asked (--yes);
+`starting…` while the session is being built."""
 
 from __future__ import annotations
 
@@ -22,11 +23,15 @@ def status_line(s: AgentSession, width: int) -> str:
 
     try:
         used, window = picture(s).used, s.cm.limits.window
-        cost = cost_report(s).total_cost
+        earlier = bool(s.ext.ledger.earlier)  # a session resumed: what its earlier runs spent counts too
+        cost = cost_report(s, whole=earlier).total_cost
     except Exception:  # noqa: BLE001 - a status line must never break the prompt
         return f" {s.info.name}"
+    # After -c or /resume it said this run's `$0.0000` where /cost's whole session said $0.0080: the
+    # session's, said so
+    spent = f"{'session ' if earlier else ''}${cost:.4f}"
     parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
-             f"${cost:.4f}" if s.info.has_prices else "cost unknown", s.info.name]
+             spent if s.info.has_prices else "cost unknown", s.info.name]
     if s.permissions.mode == "yes":
         parts.insert(0, BYPASS)
     while len(parts) > 1 and len(" · ".join(parts)) > width - 2:
