@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -87,7 +88,7 @@ def find(typed: str, cwd: Path, permissions: Permissions, *, sees_images: bool, 
             continue
         if path in seen:
             continue
-        info = images.sniff(path) if path.is_file() else None
+        info = images.sniff(path) if _kind(path) == "file" else None
         if not mentioned and info is None:
             continue  # a word ending in .png that is not an image file: just a word
         seen.add(path)
@@ -109,13 +110,27 @@ def _judge(name: str, path: Path, info: images.ImageInfo | None, mentioned: bool
             return Attachment(name, path, True, True, f"{shown} is a {info.describe()}: this model cannot see "
                               "images, so only that line goes with the message (set images = true if it can)")
         return Attachment(name, path, True, True, f"attached {name} ({info.describe()})")
-    if path.is_dir():
+    kind = _kind(path)
+    if kind == "folder":
         return Attachment(name, path, False, False, f"{shown} is a folder: not attached (mention files)")
-    if not path.is_file():
+    if kind == "other":  # a FIFO (reading it waits for a writer), a device, a socket
+        return Attachment(name, path, False, False, f"{shown} is not a regular file: not attached")
+    if kind != "file":
         return Attachment(name, path, False, False, f"{shown}: no such file, not attached")
     if (refusal := permissions.read_refusal(path)) is not None:
         return Attachment(name, path, False, False, f"{shown}: not attached ({_why(refusal)})")
     return _text_file(name, shown, path, settings)
+
+
+def _kind(path: Path) -> str:
+    """'file', 'folder', 'other' (a FIFO, a device, a socket) or '' (nothing there). A name that
+    cannot be a file's (over 255 bytes: ENAMETOOLONG) is nothing there: `Path.is_file` raised for
+    it, and a prompt naming one ended in a traceback, the message never sent."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return ""
+    return "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
 
 
 def _text_file(name: str, shown: str, path: Path, settings: Settings) -> Attachment:
