@@ -34,3 +34,12 @@ def test_config_slash_config_and_status_name_the_address_from_the_sdks_variable(
 def test_without_the_variable_nothing_is_added(cli: Cli) -> None:
     command = cli("-m", "claude-haiku-4-5", "config", env={"ANTHROPIC_BASE_URL": ""})
     assert row(command.stdout, "base_url") == "base_url not set (the model's provider) default", command.stdout
+
+
+def test_status_says_where_a_given_endpoint_came_from(cli: Cli) -> None:
+    url = "http://127.0.0.1:9/v1"  # nothing listens: /status sends no request
+    flagged = cli("-p", "/status", "-m", "fake-model", "--base-url", url, "--api-key", "k")
+    from_env = cli("-p", "/status", "-m", "fake-model", "--api-key", "k", env={"COMPACT_AGENT_BASE_URL": url})
+    assert row(flagged.stdout, "endpoint") == f"endpoint {url} (--base-url)", flagged.stdout + flagged.stderr
+    assert row(from_env.stdout, "endpoint") == f"endpoint {url} (the address COMPACT_AGENT_BASE_URL gives)", \
+        from_env.stdout + from_env.stderr

@@ -82,12 +82,20 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
 
 
 def _endpoint(s: AgentSession) -> str | None:
-    """Where the requests go: --base-url (or the config's), else the address the provider's client
-    reads from its variable, said so (`http://… (from ANTHROPIC_BASE_URL)`); None: its own API."""
+    """Where the requests go, and where that was given: `(--base-url)`, `(base_url in PATH)`, `(the
+    address COMPACT_AGENT_BASE_URL gives)`, `(the address the session remembers)`, or the address the
+    provider's client reads from its variable (`http://… (from ANTHROPIC_BASE_URL)`); None: its own API."""
+    from ..error_notes import endpoint_chosen_by
     from ..settings_in_use import env_endpoint
 
-    env = env_endpoint(s.opts.base_url, s.info.provider)
-    return s.opts.base_url or (f"{env[0]} (from {env[1]})" if env else None)
+    if (env := env_endpoint(s.opts.base_url, s.info.provider)) is not None:
+        return f"{env[0]} (from {env[1]})"
+    if not s.opts.base_url:
+        return None
+    chosen = endpoint_chosen_by(s.opts.config)
+    flag = s.opts.config is not None and s.opts.config.sources.get("base_url") == "flag"
+    why = chosen[1].split(": ")[0] if chosen and chosen[0] == s.opts.base_url else "--base-url" if flag else None
+    return s.opts.base_url + (f" ({why})" if why else "")
 
 
 def _not_saved(s: AgentSession) -> str:
