@@ -182,12 +182,23 @@ def api_key_for(name: str, base_url: str | None, api_key: str | None) -> str:
     key = api_key or os.environ.get(variable) or (NO_KEY if base_url else None)
     if not key:
         other = ", or --base-url for another server" if provider == "deepseek" else ""
-        raise ConfigError(f"{variable} is not set (or pass --api-key{other})")
+        raise ConfigError(f"{variable} is not set (or pass --api-key{other}){_key_set_elsewhere(provider)}")
     if (held := unsendable(key)) is not None:  # the client's own words quoted the header, key and all
         hint = " (a key file saved with Windows line ends?)" if held == "a line break" else ""
         raise ConfigError(f"{'--api-key' if api_key else variable} holds {held}, which the request header the key "
                           f"goes in cannot carry{hint}: give the key alone")
     return key
+
+
+def _key_set_elsewhere(provider: str) -> str:
+    """Where another provider's key is set, how to use it: `; ANTHROPIC_API_KEY is set: -m
+    claude-sonnet-4-5 uses it` (the first model the registry lists for that provider); "" else.
+    A user whose only key is Anthropic's was told DeepSeek's was missing, and nothing more."""
+    for other, variable in KEY_VARIABLE.items():
+        if other != provider and os.environ.get(variable):
+            model = next(m.name for m in REGISTRY.values() if m.provider == other)
+            return f"; {variable} is set: -m {model} uses it"
+    return ""
 
 
 def unsendable(key: str) -> str | None:
