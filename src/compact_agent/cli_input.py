@@ -1,8 +1,8 @@
 """The prompt as the command line gets it: the query, joined with what is piped on stdin (`-p -`
-reads it all from there), as text — read as read_file reads a file: input that is not UTF-8 is
-8-bit text, every byte kept, and binary input is refused in one line — and a stdin nobody writes
-to (an IDE, cron, a CI step) is not waited on. A prompt typed without
-quotes (`compact-agent -p fix the test`) is said in one line, with the quotes it needs."""
+reads it all from there; up to STDIN_CAP, more is refused in one line), as text — read as read_file
+reads a file: input that is not UTF-8 is 8-bit text, every byte kept, and binary input is refused
+in one line — and a stdin nobody writes to (an IDE, cron, a CI step) is not waited on. A prompt
+typed without quotes (`compact-agent -p fix the test`) is said in one line, with the quotes it needs."""
 
 from __future__ import annotations
 
@@ -35,18 +35,37 @@ def with_stdin(query: str | None) -> str | None:
 
 
 STDIN_WAIT_S = 5.0
+#: The most piped input is read up to. Past about half the compaction threshold, input goes to a file
+#: beside the session and the model gets its beginning and end (agent/run/big_input.py), so this is
+#: not what a window holds: 32 MB is four times the text of the largest windows (2M tokens, some
+#: 8 MB), and bounds the memory the input takes (decoded, redacted and counted, it is copied several
+#: times) and the wait before the first request. Read whole, `yes | compact-agent -p explain` read
+#: until memory ran out (a MemoryError traceback), and 200 MB of text took 90 s before any request.
+STDIN_CAP = 32 * 1024 * 1024
 
 
 def _read_stdin() -> str:
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
-        return sys.stdin.read()
+        text = sys.stdin.read(STDIN_CAP + 1)
+        if len(text) > STDIN_CAP:
+            raise _too_long()
+        return text
     head = buffer.read(SNIFF_BYTES)
     if sniff(head) is None:  # refused before the rest is read: `head -c 3G /dev/urandom | compact-agent -p x`
         raise _not_text("stdin", head)
     # Fewer bytes than asked for: the end of input came. A terminal's (Ctrl-D) ends one read only,
     # so reading again waited for a second Ctrl-D.
-    return as_text(head + (buffer.read() if len(head) == SNIFF_BYTES else b""), "stdin")
+    rest = buffer.read(STDIN_CAP + 1 - len(head)) if len(head) == SNIFF_BYTES else b""
+    if len(head) + len(rest) > STDIN_CAP:  # no more is read: an endless stream ends here
+        raise _too_long()
+    return as_text(head + rest, "stdin")
+
+
+def _too_long() -> typer.Exit:
+    return fail(f"stdin holds more than {STDIN_CAP >> 20} MB, the most piped input is read up to: nothing was sent "
+                "(save it to a file in the project and name the file in the prompt: the model can grep it or "
+                "read it in slices)", 2)
 
 
 def as_text(data: bytes, what: str) -> str:
