@@ -11,7 +11,8 @@ Before each attempt at a model request (`prepare_model_request`, so also inside 
      model (compacting.py) — which rewrites the persisted history;
   5. a request still over the window is shrunk (fit.py), never sent as it is; send the view.
 When the provider still says "prompt too long", `on_model_request_error` compacts and retries the
-same request once (reactive compaction) and corrects the window from what the provider said.
+same request once (reactive compaction; every refused request of every run gets its own retry) and
+corrects the window from what the provider said.
 
 The class only orders the layers and passes tokens on; each layer lives in its own module, and a
 compaction as it runs one (the hook, notes or summary, the thrash guard) in compacting.py.
@@ -307,7 +308,8 @@ class ContextManager(CompactingState):
         overflow = as_overflow(error)  # also a local server's own words for it (plumbing/overflow.py)
         if overflow is None:
             raise error
-        if self._reactive_step == ctx.run_step:
+        request = (ctx.run_id, ctx.run_step)  # this request: its step alone repeats in every later run
+        if self._reactive_request == request:  # compacted for it once and still refused: no loop
             raise overflow
         window = self.limits.window
         text = refusal_text(overflow)
@@ -317,7 +319,7 @@ class ContextManager(CompactingState):
                                                         self.emit):
             self.rewrite_note = cut_boundary(self.limits.window)  # what the store's rewrite of it says
         else:
-            self._reactive_step = ctx.run_step
+            self._reactive_request = request
             # Its size as the server named it (the line of a window learned says it): our estimate
             # of the same request, scaled by a calibration that weighs earlier reports too, differed.
             refused, _ = figures(text)
