@@ -162,6 +162,27 @@ def test_a_bash_call_stopped_at_its_approval_is_said_not_to_have_run() -> None:
                     "results say; your next message goes on from there")
 
 
+def test_a_bash_call_stopped_after_its_command_started_is_said_to_be_killed() -> None:
+    """Past its approval (`may_run` marked) its command had started: the result and the note say it
+    was killed, where both said 'if it had started' while the spinner showed it running."""
+    run = ToolCallPart("bash", {"command": "sleep 9"}, tool_call_id="c1")
+    watch, _, _ = answered(run)
+    watch.may_run = {"c1": [True]}
+    saved = watch.unsaved(BY_USER)
+    assert saved is not None
+    [part] = saved[-1].parts
+    assert isinstance(part, ToolReturnPart)
+    assert part.content == "[stopped by the user before this call finished: its command was killed with the " \
+        "processes it started]"
+    assert tool_mark(part) == {"error": True, "finished": False}
+    by, unfinished = ended_by(saved)
+    assert (by, unfinished) == (BY_USER, ["bash after its command started"])
+    [line] = LoadProblems(at_work=True, ended_by=by, unfinished=unfinished).notes()
+    assert line == ("the last turn was stopped by you while the model's tool calls ran: bash did not finish (its "
+                    "command was killed with the processes it started), as their saved results say; your next "
+                    "message goes on from there")
+
+
 def test_a_request_out_when_the_run_ended_is_counted_also_once_ctrl_c_unwound_it() -> None:
     """-p's result object counts a request that was out (sent, no usage back): SIGTERM's saw the
     history end at it; Ctrl-C's came after the run unwound, when pydantic-ai had recorded an

@@ -22,13 +22,13 @@ def test_ctrl_c_during_a_command_kills_it_and_keeps_the_call(cli):
         again = cli("-c", "-p", "go on", *fake(server))
     assert again.code == 0, again.stderr
     assert "got no answer" not in again.stderr and "warning" not in again.stderr, again.stderr
-    assert "the last turn was stopped by you while the model's tool calls ran: bash did not finish (its command, " \
-        "if it had started, was killed with the processes it started), as their saved results say; your next " \
+    assert "the last turn was stopped by you while the model's tool calls ran: bash did not finish (its command " \
+        "was killed with the processes it started), as their saved results say; your next " \
         "message goes on from there" in again.stderr
     sent = server.requests[-1].messages
     [call] = [c for m in sent for c in m.get("tool_calls") or []]
     [result] = [m for m in sent if m["role"] == "tool"]
     assert call["function"]["name"] == "bash" and result["tool_call_id"] == call["id"]
-    assert result["content"] == "[stopped by the user before this call finished: its command, if it had started, " \
+    assert result["content"] == "[stopped by the user before this call finished: its command " \
         "was killed with the processes it started]"
     assert not server.rejected and len(server.requests) == 2

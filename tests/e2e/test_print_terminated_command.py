@@ -69,11 +69,11 @@ def test_a_run_terminated_during_a_command_kills_it_and_saves_the_call(cli, sig)
     assert again.code == 0, again.stderr
     assert "got no answer" not in again.stderr
     assert f"the last run was ended by {sig.name} while the model's tool calls ran: bash did not finish (its " \
-        "command, if it had started, was killed with the processes it started)" in again.stderr
+        "command was killed with the processes it started)" in again.stderr
     sent = server.requests[-1].messages
     [call] = [c for m in sent for c in m.get("tool_calls") or []]
     [result] = [m for m in sent if m["role"] == "tool"]
     assert call["function"]["name"] == "bash" and result["tool_call_id"] == call["id"]
     assert result["content"] == f"[compact-agent was ended by {sig.name} before this call finished: its " \
-        "command, if it had started, was killed with the processes it started]"
+        "command was killed with the processes it started]"
     assert not server.rejected and len(server.requests) == 2

@@ -26,14 +26,14 @@ from .test_repl import result_of
 
 #: A command with a child that ignores SIGTERM and SIGHUP, its pid written once it runs.
 COMMAND = "trap '' TERM HUP; sleep 123 & echo $! > child.pid; wait"
-STOPPED = "[stopped by the user before this call finished: its command, if it had started, was killed with the " \
+STOPPED = "[stopped by the user before this call finished: its command was killed with the " \
     "processes it started]"
-NOTE = "the last turn was stopped by you while the model's tool calls ran: bash did not finish (its command, if it " \
-    "had started, was killed with the processes it started), as their saved results say; your next message goes " \
+NOTE = "the last turn was stopped by you while the model's tool calls ran: bash did not finish (its command was " \
+    "killed with the processes it started), as their saved results say; your next message goes " \
     "on from there"
 
-KEPT = "⎿ the model's tool calls are kept with their results: bash did not finish (its command, if it had started, " \
-    "was killed with the processes it started); your next message goes on from there"
+KEPT = "⎿ the model's tool calls are kept with their results: bash did not finish (its command was " \
+    "killed with the processes it started); your next message goes on from there"
 
 
 def answer(req: Any) -> Reply:

@@ -47,6 +47,10 @@ UNFINISHED = "unfinished"
 NEVER_RAN = "not_run"
 #: How `ended_by` names such a call among the unfinished ones (load_warnings.calls_ended words it).
 AT_APPROVAL = " at its approval question"
+#: Beside UNFINISHED, on a bash call whose command had started (past its approval): it was killed.
+STARTED = "started"
+#: How `ended_by` names such a call among the unfinished ones.
+AFTER_START = " after its command started"
 #: The meta key of the line a run leaves after the user's message when the model answered it and the
 #: answer could not be saved (agent/run/unsaved_answer.py): where the history still ends there, a load
 #: says the message was answered, not that it got no answer.
@@ -127,7 +131,8 @@ def _ends_at_results(messages: list[ModelMessage]) -> bool:
 def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
     """The signal that ended the last run while the model's tools ran (or `BY_USER`, the user who
     stopped its turn), as the results it saved say, and the tools of the calls that had not
-    finished (a bash call stopped at its approval question named with `AT_APPROVAL` after it); ('',
+    finished (a bash call stopped at its approval question named with `AT_APPROVAL` after it, one
+    whose command had started with `AFTER_START`); ('',
     []) when the history does not end at such results."""
     last = messages[-1] if messages else None
     signal, unfinished = "", list[str]()
@@ -137,7 +142,8 @@ def ended_by(messages: list[ModelMessage]) -> tuple[str, list[str]]:
         if isinstance(own := part.metadata.get(KEY), dict) and isinstance(name := own.get(ENDED_BY), str):
             signal = name
             if own.get(UNFINISHED) is True:
-                unfinished.append(part.tool_name + (AT_APPROVAL if own.get(NEVER_RAN) is True else ""))
+                unfinished.append(part.tool_name + (AT_APPROVAL if own.get(NEVER_RAN) is True else
+                                                    AFTER_START if own.get(STARTED) is True else ""))
     return signal, unfinished if signal else []
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..words import plural
-from .last_run import AT_APPROVAL, BY_USER, signal_words
+from .last_run import AFTER_START, AT_APPROVAL, BY_USER, signal_words
 
 
 @dataclass
@@ -111,11 +111,14 @@ def calls_ended(unfinished: list[str]) -> str:
     finish (its command, if it had started, was killed with the processes it started)', 'bash was
     stopped at its approval question and its command did not run', or 'they had finished'."""
     waiting = [t for t in unfinished if t.endswith(AT_APPROVAL)]
-    running = [t for t in unfinished if not t.endswith(AT_APPROVAL)]
+    started = [t for t in unfinished if t.endswith(AFTER_START)]
+    running = [t.removesuffix(AFTER_START) for t in unfinished if not t.endswith(AT_APPROVAL)]
     said: list[str] = []
     if running:
         what = f"{', '.join(dict.fromkeys(running))} did not finish"
-        if "bash" in running:
+        if started and len(started) == running.count("bash"):
+            what += " (its command was killed with the processes it started)"
+        elif "bash" in running:
             what += " (its command, if it had started, was killed with the processes it started)"
         said.append(what)
     if waiting:

@@ -35,7 +35,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from ...context.plumbing.markers import KEY
-from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, UNFINISHED, cut_by_signal
+from ...session.last_run import BY_USER, ENDED_BY, NEVER_RAN, STARTED, UNFINISHED, cut_by_signal
 from ..tools.shell import MAY_RUN
 from .unfinished import signalled_close
 
@@ -45,6 +45,8 @@ NOT_FINISHED = "[compact-agent was ended by {signal} before this call finished{m
 STOPPED = "[stopped by the user before this call finished{more}]"
 #: For bash: the call may have been waiting for approval, its command not started.
 KILLED = ": its command, if it had started, was killed with the processes it started"
+#: For bash past its approval (`MAY_RUN` marked): its command had started.
+KILLED_STARTED = ": its command was killed with the processes it started"
 #: For bash stopped at its approval question: its command never ran.
 NOT_RUN = ": its command did not run (it was waiting for approval)"
 
@@ -136,10 +138,11 @@ class EndedCalls(AbstractCapability[Any]):
                                       metadata={**meta, KEY: {**own, **mark}})
             return ToolReturnPart(call.tool_name, done, tool_call_id=call.tool_call_id, metadata={KEY: mark})
         waited = call.tool_call_id in self.may_run and not self.may_run[call.tool_call_id]  # at its approval
-        more = (NOT_RUN if waited else KILLED) if call.tool_name == "bash" else ""
+        started = bool(self.may_run.get(call.tool_call_id)) and call.tool_name == "bash"  # past it
+        more = (NOT_RUN if waited else KILLED_STARTED if started else KILLED) if call.tool_name == "bash" else ""
         text = STOPPED.format(more=more) if by == BY_USER else NOT_FINISHED.format(signal=by, more=more)
         never_ran = waited and call.tool_name == "bash"
-        own = {**mark, UNFINISHED: True, **({NEVER_RAN: True} if never_ran else {})}
+        own = {**mark, UNFINISHED: True, **({NEVER_RAN: True} if never_ran else {}), **({STARTED: True} if started else {})}
         # Like a timed-out command (tools/base.py Killed, NotRun): it says nothing of what the call
         # returns, and a compaction keeps the run before it that the model was using.
         tool = {"error": True, "ran": False} if never_ran else {"error": True, "finished": False}
