@@ -133,3 +133,23 @@ def test_a_windows_file_that_cannot_be_read_is_said_once(cli: Cli) -> None:
         assert res.stderr == f"compact-agent: warning: ignoring the server windows learned in {path}: {why}\n", res.stderr
     path.unlink()
     assert cli("config").stderr == ""  # none learned yet: nothing to say
+
+
+def test_a_window_a_setting_would_not_take_is_ignored_with_a_warning(cli: Cli) -> None:
+    """A hand-edited windows.json with a window of 10**400 printed its 400 digits in `config`, and
+    one of 0 or past 10,000,000 tokens was not said to be ignored: each is now, in one line, as a file
+    that cannot be read is; the windows beside them are kept."""
+    path = server_windows.path_in(cli.home)
+    path.parent.mkdir(parents=True)
+    big = 10**400
+    path.write_text(f'{{"windows": {{"{A}": {{"local": {{"window": {big}, "how": "refused"}}, "qwen": 10000001, '
+                    '"llama3": 0, "tiny": 4096}}}')
+    res = cli("config")
+    assert res.code == 0 and str(big)[:40] not in (res.stdout + res.stderr).replace(",", ""), res
+    assert res.stderr == "".join(f"compact-agent: warning: ignoring the server window learned in {path} for {m} at "
+                                 f"{A}: not within the 1 to 10,000,000 tokens a window may be\n"
+                                 for m in ("local", "qwen", "llama3")), res.stderr
+    assert [" ".join(line.split()) for line in res.stdout.splitlines() if line.startswith(A)] == [
+        f"{A} tiny 4,096 tokens, how not recorded"]
+    assert server_windows.remembered(cli.home, A, "local") is None
+    assert server_windows.remembered(cli.home, A, "tiny") == 4_096

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ...cli_numbers import MAX_WINDOW
 from ...config import home_dir
 from ...regular_file import read_own
 from ...session.files import atomic_write, ensure_private_dir, remove_stale_temps
@@ -78,16 +79,28 @@ class Kept:
     def from_json(cls, value: Any) -> Kept | None:
         """As written, or a bare window (an older version's); None for anything else."""
         if type(value) is int:
-            return cls(value) if value > 0 else None
+            return cls(value) if _in_range(value) else None
         if not isinstance(value, dict):
             return None
         window, how, learned = value.get("window"), value.get("how"), value.get("learned")
-        if type(window) is not int or window <= 0:
+        if type(window) is not int or not _in_range(window):
             return None
         return cls(window, how if how in HOW.values() else None, learned if isinstance(learned, str) else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"window": self.window, "how": self.how, "learned": self.learned}
+
+
+def _in_range(window: int) -> bool:
+    """A window the settings take (1 to MAX_WINDOW tokens). A file edited by hand held 10**400:
+    `config` printed its 400 digits, and a session started within it."""
+    return 1 <= window <= MAX_WINDOW
+
+
+def _out_of_range(value: Any) -> bool:
+    """A whole number kept as a window (bare, or as written) that `_in_range` refuses."""
+    window = value.get("window") if isinstance(value, dict) else value
+    return type(window) is int and not _in_range(window)
 
 
 def server_of(session: Any) -> str | None:
@@ -151,6 +164,9 @@ def _read(path: Path) -> dict[str, dict[str, Kept]]:
             kept = {m: k for m, v in models.items() if isinstance(m, str) and (k := Kept.from_json(v)) is not None}
             if kept:
                 out[url] = kept
+            for m in (m for m, v in models.items() if isinstance(m, str) and _out_of_range(v)):
+                log.warning("ignoring the server window learned in %s for %s at %s: not within the 1 to %s tokens "
+                            "a window may be", path, m, shown(url), f"{MAX_WINDOW:,}")
     return out
 
 
