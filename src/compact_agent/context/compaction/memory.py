@@ -8,7 +8,7 @@ the new history from the notes and a verbatim tail with no model call (milliseco
 returns None so the pipeline falls back to the full summary.
 
 The extraction shares the main conversation's cached prefix (the same system prompt, tools,
-settings but for its own `max_tokens`, and view, the instruction appended last, `tool_choice: none`, calls refused), so its
+settings but for its own `max_tokens`, and view, the instruction appended last, `tool_choice: none` but on Anthropic, calls refused), so its
 input is a cache hit; with a cheaper notes model it sends only the new messages as text instead.
 It never runs twice at once, is never awaited by the turn, and a failure backs off and retries.
 
@@ -254,7 +254,7 @@ class SessionMemory:
         """Same prefix as the main request (cache hit), the instruction last, unable to act."""
         if self.model is None:
             raise UnexpectedModelBehavior("no model for session notes")
-        params, shared = unable_to_act(job.params, job.settings)
+        params, shared = unable_to_act(job.params, job.settings, self.model)
         settings: Any = shared  # pydantic-ai's ModelSettings, a TypedDict
         history = join(job.prefix, [ModelRequest(parts=[UserPromptPart(instruction(self.notes, job.hint,
                                                                                    job.budget))],

@@ -3,7 +3,8 @@
 Sending the summary request as "the conversation so far + one more user message", with the same
 system prompt, tool definitions and settings as the last main request, makes its input a
 prompt-cache hit (on DeepSeek ~1/10 of the price). The model must not act: `tool_choice` is
-`none`, and a reply that still contains a tool call is refused and asked again. If the shared
+`none` (on Anthropic the main request's own, `unable_to_act`), and a reply that still contains a
+tool call is refused and asked again. If the shared
 path fails for any reason but "too long", a separate request with no tools, carrying the
 conversation rendered as text, is the fallback. There the roles are only words at the start of a
 line, so the text is quoted as data (`transcript_as_data`): a tool's output that holds a line
@@ -134,7 +135,7 @@ class SharedPrefixSummarizer:
         raise first
 
     async def _shared(self, messages: list[ModelMessage], prompt: str) -> str:
-        params, settings = unable_to_act(self.params, self.settings)
+        params, settings = unable_to_act(self.params, self.settings, self.model)
         waiting = waiting_answered(messages)
 
         def asking(worded: str) -> list[ModelMessage]:
@@ -259,12 +260,22 @@ def waiting_answered(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     return [ModelRequest(parts=list(parts))] if parts else []
 
 
-def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None
-                  ) -> tuple[ModelRequestParameters, dict[str, Any]]:
-    """The main request's parameters and settings for a request the library makes for itself (a
-    summary, notes): the same tools, so the prefix is shared, and text wanted, no tool call.
+#: Providers whose prompt cache a `tool_choice` other than the main request's misses for the
+#: messages (Anthropic's prompt-caching docs: a changed `tool_choice` leaves the tools and the system
+#: prompt cached, not the message blocks): `tool_choice: none` made each summary write the whole
+#: conversation to the cache where it would have read it.
+SAME_TOOL_CHOICE = frozenset({"anthropic"})
 
-    `tool_choice: none`, except for an agent with a structured output type, which answers through
+
+def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None,
+                  model: Model | None = None) -> tuple[ModelRequestParameters, dict[str, Any]]:
+    """The main request's parameters and settings for a request the library makes for itself (a
+    summary, notes) to `model`: the same tools, so the prefix is shared, and text wanted, no tool call.
+
+    `tool_choice: none`, except to a provider of `SAME_TOOL_CHOICE`, which keeps the main request's
+    where it lets the model answer in text (none set, or "auto"): the prompt says not to call a tool,
+    and a call is refused and asked again, its request reading the cache too. And except for an
+    agent with a structured output type, which answers through
     its output tool and allows no text: pydantic-ai turned "none" into "call the output tool", so
     every such request was two forced calls refused, then the separate request, uncached. Text is
     allowed there, with the tools offered as they were and left to the model ("auto": restricting
@@ -284,6 +295,8 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
         # `PromptedOutput`: the same through JSON mode and an "answer in JSON" instruction.
         params = replace(params, output_mode="text", output_object=None, prompted_output_template=None,
                          allow_text_output=True)
+    if model is not None and model.system in SAME_TOOL_CHOICE and (settings or {}).get("tool_choice") in (None, "auto"):
+        return params, dict(settings or {})
     return params, {**(settings or {}), "tool_choice": "none"}
 
 
