@@ -9,8 +9,10 @@ summary request, which shares the main request's prefix (summarizer.py), went ou
 unlike the request before it: its sizes were not the next request's, and its prefix missed the cache.
 
 `prepare` connects the servers as the first turn does (SessionStart hooks still run with that turn)
-and gives the manager the parameters such a turn's first request would send, and the model it goes
-to; `tool_names` names those tools (`--output-format stream-json`'s `init` lists them).
+and gives the manager the parameters and the model settings such a turn's first request would send,
+and the model it goes to; `tool_names` names those tools (`--output-format stream-json`'s `init` lists
+them). The settings carry Anthropic's cache mark (request_settings.py): without them the summary request
+of `-c` then /compact went out with no `cache_control`, and the next request found nothing cached.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic_ai import RunContext
 from pydantic_ai.messages import InstructionPart
 from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.settings import ModelSettings, merge_model_settings
 from pydantic_ai.usage import RunUsage
 
 from ...context.plumbing import tokens
@@ -49,8 +52,15 @@ async def prepare(s: Session) -> None:
         return
     params = await parameters(s)
     if s.cm.last_params is None:  # …nor meanwhile (the REPL prepares in the background: a turn may begin)
-        s.cm.last_params = params
+        s.cm.last_params, s.cm.last_settings = params, settings(s)
         s.cm.overhead = tokens.request_overhead(s.system_prompt(), params.function_tools)
+
+
+def settings(s: Session) -> ModelSettings | None:
+    """The model settings a turn's request carries: the model's own, then the agent's (a function of
+    the run's context is left to the run, as is what a run adds)."""
+    agent = s.agent.model_settings
+    return merge_model_settings(s.model.settings, None if callable(agent) else agent)
 
 
 async def parameters(s: Session) -> ModelRequestParameters:
