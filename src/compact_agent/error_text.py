@@ -189,9 +189,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         from .context.plumbing.overflow import figures, refusal_text
 
         limit = figures(refusal_text(e))[1]  # named: the session works within it already (state.learn_window)
-        return (f"the request is too long for the server's window{f' of {limit:,} tokens' if limit else ''} even after "
-                "compaction; " + ("use a" if limit else "give --context-window the server's own, or use a") + " model or "
-                "server with a larger window")
+        # Said whether or not a compaction was made: one that failed (its line says why) made none.
+        return (f"the request is too long for the server's window{f' of {limit:,} tokens' if limit else ''} and "
+                "could not be shrunk to fit it; " + ("use a" if limit else "give --context-window the server's own, "
+                                                     "or use a") + " model or server with a larger window")
     if isinstance(e, ModelHTTPError):
         detail = _provider_message(e)
         if web_page(getattr(e, "body", None)) is not None and e.status_code in NO_API:

@@ -107,7 +107,8 @@ async def test_a_summary_request_that_cannot_fit_the_summary_models_window_is_no
     """The run's instructions alone fill the summary model's window: nothing is sent to it, and
     `compact_now` says why in a line naming that window."""
     with main_server() as main, side_server(window=1_000) as side:
-        cm = ContextManager(window=32_000, summary_model=model(side, "small-model", 1_000))
+        cm = ContextManager(window=32_000, summary_model=model(side, "small-model", 1_000),
+                            settings=CompactionSettings(compaction_records=False))  # no record to stand in
         agent = reader(cm, main, instructions="Rules: " + "cite the page you read. " * 300)  # about 1,800 tokens
         result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
         with pytest.raises(CompactionError, match=r"^the summary request would take [\d,]+ tokens of the summary "

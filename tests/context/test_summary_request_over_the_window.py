@@ -17,7 +17,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import UsageLimits
 
-from compact_agent.context import CompactionError, CompactionEvent, ContextManager, Event
+from compact_agent.context import CompactionError, CompactionEvent, CompactionSettings, ContextManager, Event
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 WINDOW = 800
@@ -35,9 +35,11 @@ def reading() -> FakeOpenAIServer:
     return FakeOpenAIServer(answer, window=WINDOW)
 
 
-def reader(server: FakeOpenAIServer, events: list[Event]) -> tuple[Agent[None, str], ContextManager]:
+def reader(server: FakeOpenAIServer, events: list[Event], records: bool = True
+           ) -> tuple[Agent[None, str], ContextManager]:
     model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-    cm = ContextManager(window=WINDOW, event_handler=events.append)
+    cm = ContextManager(window=WINDOW, event_handler=events.append,
+                        settings=CompactionSettings(compaction_records=records))
     agent = Agent(model, capabilities=[cm], instructions=RULES)
 
     @agent.tool_plain
@@ -57,10 +59,27 @@ async def test_a_summary_request_over_the_window_is_not_sent() -> None:
     assert failed and all("not sent" in str(e.detail.get("error")) for e in failed)
 
 
-async def test_compact_now_says_the_summary_request_would_not_fit() -> None:
+async def test_compact_now_keeps_a_record_where_the_summary_request_would_not_fit() -> None:
+    """A record of the steps needs no request: it stands in (nothing is sent), and the event says
+    why no summary was asked for. Raised instead, a session whose summary request could never fit
+    could never be compacted."""
     events: list[Event] = []
     with reading() as server:
         agent, cm = reader(server, events)
+        result = await agent.run("Read every page. " + "Please. " * 50, usage_limits=UsageLimits(request_limit=100))
+        sent = len(server.requests)
+        await cm.compact_now(result.all_messages())
+        assert len(server.requests) == sent
+    done = cm.compactions[-1]
+    assert done.trigger == "manual" and done.strategy == "record" and done.tokens_after < done.tokens_before
+    assert "not sent" in str(done.event.detail.get("summary_unsent")), done.event.detail
+
+
+async def test_compact_now_says_the_summary_request_would_not_fit() -> None:
+    """Without records (`compaction_records=False`) nothing can stand in: it says why."""
+    events: list[Event] = []
+    with reading() as server:
+        agent, cm = reader(server, events, records=False)
         result = await agent.run("Read every page. " + "Please. " * 50, usage_limits=UsageLimits(request_limit=100))
         history: list[ModelMessage] = result.all_messages()
         sent = len(server.requests)

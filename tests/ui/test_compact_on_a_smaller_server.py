@@ -114,7 +114,8 @@ def test_a_request_too_long_for_the_server_never_advises_a_larger_window_given(n
 
     line = describe_error(refusal(named))
     assert "larger --context-window" not in line and "/compact" not in line, line
-    assert ("of 8,000 tokens even after compaction; use a model or server" in line) is named, line
+    assert ("of 8,000 tokens and could not be shrunk to fit it; use a model or server" in line) is named, line
+    assert "after compaction" not in line, line  # said also where the compaction failed and made none
     assert line.endswith("use a model or server with a larger window"), line
     compact = str(compact_failed(refusal(named), "/compact"))
     assert compact.startswith("not compacted: the summary request is too long for the server's window"), compact

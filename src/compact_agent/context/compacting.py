@@ -3,10 +3,11 @@
 `compact` wraps one compaction in its trace span and reports a blocked one; `_compact` runs it: the
 `before_compact` hook, then the session notes if they can serve, else the compactor's summary (or a
 record written without a model, or an update kept after the previous compaction message, where the
-schedule prices that cheaper), and persists and accounts the result (`apply_result`, state.py). The
-thrash guard (`thrash_level`) escalates a compaction that comes too soon after the previous one, and
-`_auto` makes an automatic one (the threshold, the window, a refusal), counting a failure toward the
-circuit breaker instead of ending the turn. `CompactingState` is a part of `ContextManager`
+schedule prices that cheaper; the record too where the summary request cannot fit the window:
+`_record_instead`), and persists and accounts the result (`apply_result`, state.py). The thrash guard
+(`thrash_level`) escalates a compaction that comes too soon after the previous one, and `_auto` makes
+an automatic one (the threshold, the window, a refusal), counting a failure toward the circuit breaker
+instead of ending the turn. `CompactingState` is a part of `ContextManager`
 (pipeline.py), which adds the pydantic-ai hooks that call it.
 """
 
@@ -17,11 +18,19 @@ import functools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.exceptions import ModelContextWindowExceededError, UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from . import handlers, shaping
-from .compaction.result import CompactionBlocked, CompactionError, CompactionResult, NotSmaller
+from .compaction.result import (
+    CompactionBlocked,
+    CompactionError,
+    CompactionResult,
+    NoSummary,
+    NotSmaller,
+    SummaryNotSent,
+    no_summary,
+)
 from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
 from .plumbing import tokens
@@ -101,16 +110,21 @@ class CompactingState(ManagerState):
 
             summarize = self.summarizer(self)
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
+            records = self.settings.compaction_records and not self.handler_instructs and not instructions
             with self.summary_sized(summarize):
-                result = await self.compactor.compact(
-                    messages, summarize=summarize, archive=archive, trigger=trigger,
-                    instructions=instructions, tokens_before=before, overhead=self.overhead,
-                    level=level, summary_input=summary_input, keep_from=keep_from,
-                    prefer_record=prefer_record if priced else None,
-                    prefer_incremental=prefer_incremental if priced else None,
-                    ceiling=self.schedule.hard_limit(self) if priced else None,
-                    record_fallback=priced and self.settings.compaction_records and not self.handler_instructs,
-                    vet=vet)
+                try:
+                    result = await self.compactor.compact(
+                        messages, summarize=summarize, archive=archive, trigger=trigger,
+                        instructions=instructions, tokens_before=before, overhead=self.overhead,
+                        level=level, summary_input=summary_input, keep_from=keep_from,
+                        prefer_record=prefer_record if priced else None,
+                        prefer_incremental=prefer_incremental if priced else None,
+                        ceiling=self.schedule.hard_limit(self) if priced else None,
+                        record_fallback=priced and records, vet=vet)
+                except (SummaryNotSent, ModelContextWindowExceededError) as unsent:
+                    if not records:
+                        raise
+                    result = await self._record_instead(messages, unsent, archive, trigger, before, level, vet)
             handlers.add_summary_usage(result, summarize, earlier)
         # What pydantic-ai will not put back (it adds system prompts only to an empty history) and
         # what its `new_messages()` reads (the run's id): see contract.py.
@@ -122,6 +136,25 @@ class CompactingState(ManagerState):
         await handlers.confirmed(confirm, result)
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)
+        return result
+
+    async def _record_instead(self, messages: list[ModelMessage], unsent: Exception, archive: Callable[[], Any],
+                              trigger: str, before: int, level: int,
+                              vet: Callable[[CompactionResult], None]) -> CompactionResult:
+        """A record of the steps written without a model, where the summary request could not fit the
+        window (`SummaryNotSent`, or the provider refused it as too long): it needs no request. Raised
+        instead, the refused request that asked for a compaction ended the run as if one had been made
+        and had not helped ("too long … even after compaction"), and a session whose summary request
+        never fits failed every later run and /compact the same way. `unsent` is raised again where
+        no record shrinks the context either."""
+        assert self.compactor is not None
+        try:
+            result = await self.compactor.compact(messages, summarize=no_summary, archive=archive, trigger=trigger,
+                                                  tokens_before=before, overhead=self.overhead, level=level,
+                                                  prefer_record=lambda size: True, vet=vet)
+        except (NotSmaller, NoSummary):
+            raise unsent from None
+        result.event.detail["summary_unsent"] = one_line(unsent)
         return result
 
     @contextlib.contextmanager
