@@ -3,7 +3,8 @@
 One `cat` of a log or a recursive `grep` can return more text than the rest of the conversation.
 The model rarely needs all of it at once, and it can page through a file with `read_file`, so a
 result over `tool_result_max_chars` is spilled to `spill_dir/<tool_call_id>.txt` and replaced by
-its head and tail plus a line saying where the rest is. A request whose fresh results together
+its head and tail plus a line saying where the rest is: from which line, and how many lines one read
+of it may ask for (the file a read read, when the agent can read it again: rereads.py). A request whose fresh results together
 exceed `tool_results_per_message_chars` spills its largest fresh results first until it fits.
 Both limits also scale with the room the window leaves the conversation (threshold minus system
 prompt and tools): one result may take a quarter of it, one request's fresh results half, so a
@@ -33,6 +34,7 @@ from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
 from .previews import Tools, build_preview, cut_args, text_of
+from .rereads import Reads, source_of
 from .spills import SpillFiles
 
 LAYER = "budget"
@@ -61,6 +63,9 @@ class ToolResultBudget(SpillFiles):
         # note names only these. Unknown (a history compacted before any run), it names those given
         # (`tools`: the replay's, whose requests list none), or none.
         self.tools: Tools = tools if tools is not None else {}
+        # The characters one result may take, as the latest request's room gave it (`limits`): a
+        # preview's note proposes reads that fit it, the last resort's too (`shrink` has no budget).
+        self.room = settings.tool_result_max_chars
 
     # -- state ---------------------------------------------------------------------------------
     def state_to_json(self) -> dict[str, Any]:
@@ -119,6 +124,8 @@ class ToolResultBudget(SpillFiles):
         watch = Stopwatch()
         before = tokens.estimate(messages)
         limits = self.limits(budget)
+        self.room = limits[0]
+        reads = self._reads(messages)
         answered = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
                     for p in m.parts if isinstance(p, ToolReturnPart)}
         out: list[ModelMessage] = []
@@ -131,7 +138,7 @@ class ToolResultBudget(SpillFiles):
             if not isinstance(message, ModelRequest):
                 out.append(message)
                 continue
-            decided = self._decide_fresh(message, limits)
+            decided = self._decide_fresh(message, limits, reads)
             for call_id, action in decided.items():
                 new_ids.append(call_id)
                 new_actions[call_id] = action
@@ -192,6 +199,7 @@ class ToolResultBudget(SpillFiles):
         tokens are gone. The choice is frozen like any other, so later requests send the same
         bytes. `short`: every result, previews included, may go down to a short head and tail, and
         then the long arguments of calls that ran. Returns the new view and the ids replaced."""
+        reads = self._reads(messages)
         sizes: list[tuple[int, int, ToolReturnPart, str]] = []
         for i, m in enumerate(messages):
             if isinstance(m, ModelRequest):
@@ -205,7 +213,7 @@ class ToolResultBudget(SpillFiles):
         for _, _, part, text in sorted(sizes, key=lambda x: (-x[0], -x[1])) if not short else ():
             if freed >= need:
                 break
-            if self._replace(part, text):
+            if self._replace(part, text, reads=reads):
                 self.seen.add(part.tool_call_id)
                 freed += tokens.text_tokens(text) - tokens.text_tokens(self.replacements[part.tool_call_id])
                 ids.append(part.tool_call_id)
@@ -220,7 +228,7 @@ class ToolResultBudget(SpillFiles):
                 whole = self._whole_text(part, text)
                 if whole is None:
                     continue
-                if self._replace(part, whole, chars) and len(self.replacements[part.tool_call_id]) < len(shown):
+                if self._replace(part, whole, chars, reads) and len(self.replacements[part.tool_call_id]) < len(shown):
                     self.seen.add(part.tool_call_id)
                     freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[part.tool_call_id])
                     ids.append(part.tool_call_id)
@@ -250,7 +258,17 @@ class ToolResultBudget(SpillFiles):
                  if isinstance(p, ToolCallPart) and p.tool_call_id in self.args_cut else p for p in message.parts]
         return replace(message, parts=parts) if parts != list(message.parts) else message
 
-    def _decide_fresh(self, message: ModelRequest, limits: tuple[int, int]) -> dict[str, str]:
+    def _reads(self, messages: list[ModelMessage]) -> Reads:
+        """The reads in `messages` whose file a preview may send the model back to (rereads.py): no
+        call beside or after one writes or edits it, as the compaction's ledger counts them (the
+        caller's own writers, `file_tools`, included)."""
+        # The ledger reads the digest, whose package builds this layer: imported once both are.
+        from ..compaction.ledger import changed_files
+
+        writers = tuple(str(n).lower() for n in getattr(self.settings, "file_tools", ()))
+        return Reads(messages, lambda response: changed_files([response], carried=False, writers=writers))
+
+    def _decide_fresh(self, message: ModelRequest, limits: tuple[int, int], reads: Reads) -> dict[str, str]:
         """Judge the results of `message` not seen before; returns {id: "spill"|"truncate"} for new replacements."""
         fresh: list[tuple[int, ToolReturnPart, str]] = []
         for i, part in enumerate(message.parts):
@@ -266,7 +284,7 @@ class ToolResultBudget(SpillFiles):
         for _, part, text in fresh:
             size[part.tool_call_id] = len(text)
             if len(text) > limits[0]:
-                action = self._replace(part, text)
+                action = self._replace(part, text, reads=reads)
                 if action:
                     decided[part.tool_call_id] = action
                     size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
@@ -278,31 +296,41 @@ class ToolResultBudget(SpillFiles):
         for _, part, text in candidates:
             if sum(size.values()) <= limit:
                 break
-            action = self._replace(part, text)
+            action = self._replace(part, text, reads=reads)
             if action:
                 decided[part.tool_call_id] = action
                 size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
         self.seen.update(part.tool_call_id for _, part, _ in fresh)
         return decided
 
-    def _replace(self, part: ToolReturnPart, text: str, preview_chars: int | None = None) -> str | None:
-        """Spill `text` and remember its preview; None when a preview would not be smaller."""
+    def _replace(self, part: ToolReturnPart, text: str, preview_chars: int | None = None,
+                 reads: Reads | None = None) -> str | None:
+        """Spill `text` and remember its preview; None when a preview would not be smaller. A read's
+        result that can be read again from its file (`reads`, rereads.py) gets a note naming that
+        file; its copy is spilled all the same, for a shorter preview cut later (`_whole_text`)."""
         preview_chars = self.settings.tool_result_preview_chars if preview_chars is None else preview_chars
         text = secrets.redact(text)  # as the file holds it: the preview's byte offsets are the file's
         call_id = part.tool_call_id
-        longest = max(len(build_preview(text, preview_chars, p, tools=self.tools)) for p in (self._path(call_id), None))
-        if longest >= len(text):
+        source = source_of(reads, call_id, text, self.tools.get)
+
+        def preview(path: Path | None) -> str:
+            return build_preview(text, preview_chars, path, tools=self.tools, room=self.room, source=source)
+
+        if max(len(preview(p)) for p in (self._path(call_id), None)) >= len(text):
             return None
         path: Path | None = self._path(call_id)
         info: dict[str, Any] = {"action": "spill", "chars": len(text)}
         if path is not None:
-            if self._spill(call_id, path, text):
+            copy, numbered = self._copy(text)
+            if self._spill(call_id, path, copy):
                 info["path"] = str(path)
+                if numbered is not None:  # the copy holds the lines without their numbers
+                    info["numbered"] = numbered.state()
             else:
                 path = None
         if path is None:
             info["action"] = "truncate"
-        self.replacements[call_id] = build_preview(text, preview_chars, path, tools=self.tools)
+        self.replacements[call_id] = preview(path)
         self.actions[call_id] = info
         return str(info["action"])
 

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
 from ..plumbing.markers import ours
+from . import rereads
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -111,20 +112,27 @@ OWN_TOOLS: Tools = {"read_file": frozenset({"path", "offset", "limit"}), "grep":
 """This project's agent's tools (agent/tools/toolset.py) that a preview's note names."""
 
 
-def how_to_read(path: Path, head: str, text: str, tools: Tools) -> str:
+def how_to_read(path: Path, head: str, text: str, tools: Tools, tail: str | None = None,
+                room: int | None = None) -> str:
     """How the model can read the rest of the text saved at `path`, naming only tools it has: a
     library user's agent may have no `read_file`, `grep` or shell, and a note naming them sent
-    the model after tools it could not call. Without them, its file tools, unnamed."""
+    the model after tools it could not call. Without them, its file tools, unnamed. With the
+    preview's `tail` and `room`, the characters one result may take, a `read_file` call names the
+    first line left out and as many lines as fit (rereads.py)."""
     read = tools.get("read_file")
     if longest_line(text) <= LONG_LINE:
         if read is not None and {"path", "offset", "limit"} <= read:
+            if room is not None and tail is not None and (
+                    advice := rereads.from_copy(path, text, len(head), len(tail), room)) is not None:
+                return advice
             return f'Read the rest with read_file(path="{path}", offset=<first line>, limit=<number of lines>)'
         return "Read the rest from that file with read_file" if read is not None else \
             "The rest can be read from that file with your file tools"
     # A line-by-line read would cut them: search, or read on by bytes from the end of the head.
-    # The file is the text as UTF-8 and `tail -c` counts bytes: one past the head's UTF-8 length is
-    # where the rest starts, whatever its characters.
-    after = len(head.encode("utf-8", "surrogatepass")) + 1
+    # The file is the text as UTF-8 (numbered lines without their numbers: rereads.copy_view) and
+    # `tail -c` counts bytes: one past the UTF-8 length of what the head shows of it is where the
+    # rest starts, whatever its characters.
+    after = len(rereads.copy_head(text, len(head)).encode("utf-8", "surrogatepass")) + 1
     ways = [way for have, way in (
         ("grep" in tools, "grep, which shows the text around a match"),
         ("bash" in tools, f"`tail -c +{after} {shlex.quote(str(path))} | head -c {NEXT_BYTES}` for the next "
@@ -137,27 +145,28 @@ def how_to_read(path: Path, head: str, text: str, tools: Tools) -> str:
 
 
 def build_preview(text: str, preview_chars: int, path: Path | None, kind: str = "output",
-                  tools: Tools = OWN_TOOLS) -> str:
+                  tools: Tools = OWN_TOOLS, *, room: int | None = None, source: str | None = None) -> str:
     """Head and tail of `text` and one line telling the model where the rest is (or that it is gone).
     `kind` names what it is: a tool's output, or the input given with a user's message; `tools` the
-    agent's, which the line names where they can read the rest."""
+    agent's, which the line names where they can read the rest; `room` the characters one result
+    may take (a read the line proposes fits it); `source` the file a read's result can be read
+    again from by lines (rereads.py), which the line then names instead of `path`."""
     head_n = max(0, preview_chars // 2)
     tail_n = max(0, preview_chars - head_n)
     head, tail = _whole_lines(text[:head_n], text[len(text) - tail_n :] if tail_n else "")
     omitted = len(text) - len(head) - len(tail)
     lines = line_count(text)
     size = f"{len(text):,} characters, {lines:,} line{'' if lines == 1 else 's'}"
-    if path is not None:
-        note = (
-            f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. Full {kind} saved to {path} . {how_to_read(path, head, text, tools)}.]"
-        )
+    shown = f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last " \
+            f"{len(tail):,} characters."
+    again = None if source is None or room is None else rereads.from_source(text, len(head), len(tail), source, room)
+    if again is not None:
+        note = f"{shown} {again}.]"
+    elif path is not None:
+        note = f"{shown} Full {kind} saved to {path} . {how_to_read(path, head, text, tools, tail, room)}.]"
     else:
-        note = (
-            f"[{kind.capitalize()} too large for the context ({size}); showing the first {len(head):,} and last "
-            f"{len(tail):,} characters. The full {kind} was not saved and cannot be read back; "
-            f"re-run the tool with narrower arguments if you need the rest.]"
-        )
+        note = (f"{shown} The full {kind} was not saved and cannot be read back; "
+                f"re-run the tool with narrower arguments if you need the rest.]")
     return f"{head}\n\n[... {omitted:,} characters omitted ...]\n\n{tail}\n\n{note}"
 
 

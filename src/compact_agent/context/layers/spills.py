@@ -9,6 +9,10 @@ written again from the full result the session kept the next time it is sent; th
 back when a shorter preview is cut; and a saved copy of a result for the last resort (fit.py).
 What to replace, and the previews, are budget.py's.
 
+A result made of numbered lines (a file reader's) is saved without its numbers (`_copy`,
+rereads.py): read back by a reader that numbers lines, the copy showed two columns of numbers. What
+its numbers were is kept beside the decision ("numbered"), so the whole result is known again.
+
 Identical results are stored once (`store`): the text is written to `spill_dir/.by-content/<sha256 of
 its redacted bytes>.txt` and each result's own name is a hard link to it, so every path a preview,
 a saved state or a line shown to the user names still reads its text, and a session that read the
@@ -34,6 +38,7 @@ from ..plumbing import secrets
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from .previews import spill_name, text_of
+from .rereads import Numbered, copy_view
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +140,11 @@ class SpillFiles:
                         "time %s result is sent", n, "file is" if n == 1 else "files are", self.spill_dir,
                         "it is" if n == 1 else "each is", "its" if n == 1 else "each")
 
+    @staticmethod
+    def _copy(text: str) -> tuple[str, Numbered | None]:
+        """What the spill file of `text` holds (redacted), and the numbered lines it was cut from."""
+        return copy_view(secrets.redact(text))
+
     def _spill(self, call_id: str, path: Path, text: str) -> bool:
         """Write `text` to `path` (a scratch copy only names it); False, with a warning, when it cannot."""
         try:
@@ -165,7 +175,7 @@ class SpillFiles:
         if path is None or text is None or not self._writes:
             return
         try:
-            store(path, text)
+            store(path, self._copy(text)[0])
         except OSError as e:
             log.warning("could not write the spilled tool result %s again: %s", path, e)
 
@@ -181,9 +191,14 @@ class SpillFiles:
         if path is None:
             return shown if self._path(call_id) is None else None  # nowhere to write: nothing to overwrite
         try:  # a regular file only: a FIFO in its place would wait for a writer forever
-            return read_capped(path, OWN_FILE_CAP).decode("utf-8")
+            copy = read_capped(path, OWN_FILE_CAP).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+        numbered = (self.actions.get(call_id) or {}).get("numbered")
+        if numbered is None:
+            return copy
+        whole = Numbered.from_copy(numbered, copy)  # the numbers it was saved without
+        return None if whole is None else whole.text()
 
     def saved_copy(self, part: ToolReturnPart) -> Path | None:
         """Where the whole text of `part` (as a view shows it) can be read back: its spill file, or
@@ -196,7 +211,7 @@ class SpillFiles:
         if path is None or text is None:
             return None
         try:
-            store(path, text)  # redacted as every spill file is
+            store(path, self._copy(text)[0])  # redacted as every spill file is, numbered lines without numbers
         except OSError as e:
             log.warning("could not save tool result %s to %s: %s", call_id, path, e)
             return None
