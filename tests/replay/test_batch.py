@@ -159,6 +159,19 @@ def test_a_failed_start_session_is_a_session_with_nothing_to_replay(tmp_path: Pa
     assert batch.load_or_note(session) == f"skipped {session}: no model responses to replay"
 
 
+def test_an_import_deeper_than_the_stack_skips_that_file_alone(tmp_path: Path, monkeypatch):
+    """A RecursionError in an importer (a session's chain of archives followed by recursion did it)
+    ended the whole run, 'analysis failed: maximum recursion depth exceeded', the other files'
+    figures lost. It is that file's one note, as a field of the wrong kind is. The importer here is
+    one that recurses for ever, so that whatever importer recursed, the file is skipped."""
+    def endless(path: Path) -> object:
+        return endless(path)
+
+    monkeypatch.setattr(batch, "load_transcript", endless)
+    path = tmp_path / "deep.json"
+    assert batch.load_or_note(path) == f"skipped {path}: nested too deeply for the analyzer to read"
+
+
 async def test_stand_in_summaries_of_a_text_format_trajectory_carry_the_typed_task(tmp_path: Path):
     """Each command's output in mini-swe-agent's first format is a user message: summarised by the
     stand-in as the user's words, forty of them pushed the task out of every summary after the first."""

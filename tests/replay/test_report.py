@@ -243,11 +243,13 @@ def test_an_input_cut_to_the_servers_window_is_replayed_as_sent_and_is_no_compac
 
 def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):
     store = SessionStore(tmp_path, "s2")
+    gone = store.archive_dir / "s2-20261201-120000-000000.jsonl"  # named as the agent names it, deleted since
     store.rewrite({"trigger": "auto", "strategy": "full", "tokens_before": 1, "tokens_after": 1,
-                   "archive": str(tmp_path / "gone.jsonl"), "time": ""},
+                   "archive": str(gone), "time": ""},
                   [summary.summary_message("s", None, []), *_exchange(1)[:1], _exchange(1)[1]])
     t = load_transcript(store.path)
-    assert any("missing" in w for w in t.warnings)
+    assert (f"s2.jsonl: the archive before a full compaction is missing ({gone}); replaying from the compacted "
+            "history") in t.warnings
     assert [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)] == ["c1"]
 
 

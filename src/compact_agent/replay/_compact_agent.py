@@ -19,12 +19,23 @@ server's refusal taught (``input_cut``): the messages after it are the truth and
 messages were undone or replaced, so the result is the archive cut where the messages both hold
 end, then the file's own; none of them is a compaction. An archive
 that is missing (moved, deleted) ends the chain with a warning: what the file holds is replayed.
+
+A session file is untrusted input, so the archive a boundary names is never read as given (`Archives`):
+only a file the agent itself wrote there is, one of this session's archives in the `compact-history/`
+folder beside it (`<id>-<stamp>.jsonl`, session/archives.py), found by that name, and read only when it
+is a regular file there (a link out of the folder is not followed). Each file is read once: a boundary
+that names its own file, or an archive already read (a loop), ends the chain, as does one past
+MAX_CHAIN. The chain is walked in a loop, not by recursion, so its length takes no stack. Each archive
+not followed is said in a note, with why.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +49,10 @@ from pydantic_ai.messages import (
 )
 
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS, is_synthetic_text
+from ..session.archives import archive_moment
 from ..session.listing import NOT_FOLDING
-from ..session.store import Boundary, load_session_file
+from ..session.orphans import ARCHIVES
+from ..session.store import Boundary, Loaded, load_session_file
 from ._validity import make_valid
 from ._words import plural
 
@@ -105,39 +118,102 @@ def content_key(m: ModelMessage) -> str:
     return json.dumps([m.kind, parts], ensure_ascii=False, default=str)
 
 
-def _archive_path(boundary: Boundary, file: Path) -> Path | None:
-    if not boundary.archive:
-        return None
-    path = Path(boundary.archive)
-    if not path.is_absolute():
-        path = file.parent / path
-    if path.is_file():
-        return path
-    moved = file.parent / "compact-history" / path.name
-    return moved if moved.is_file() else None
+@dataclass(frozen=True)
+class Archives:
+    """Where the archives of the session file `path` may be read: the `compact-history/` folder
+    beside the file (links resolved), and the session ids whose archives are named there. A file given from that folder
+    itself (an archive analyzed on its own) reads the archives of its own session beside it."""
+
+    folder: Path
+    ids: frozenset[str]
+
+    @classmethod
+    def of(cls, path: Path) -> Archives:
+        real = Path(os.path.realpath(path))  # a session file reached through a link: its archives are beside the file
+        if real.parent.name == ARCHIVES and (ids := _archive_ids(real.name)):
+            return cls(real.parent, ids)
+        return cls(real.parent / ARCHIVES, frozenset({real.stem}))
+
+    def find(self, boundary: Boundary, read: set[str]) -> tuple[Path | None, str]:
+        """The archive `boundary` names, if it may be read (not one of `read`, the real paths read
+        already); else None and why it is not followed ("" when it is missing)."""
+        name = Path(boundary.archive).name
+        if not boundary.archive or not name:
+            return None, ""
+        if not any(archive_moment(Path(name), i) is not None for i in self.ids):
+            return None, f"it is not one of this session's archives in the {ARCHIVES}/ folder beside it"
+        candidate = self.folder / name
+        try:
+            real = os.path.realpath(candidate, strict=True)
+            st = os.stat(real)
+            folder = os.path.realpath(self.folder, strict=True)
+        except (OSError, RuntimeError):  # missing, or a loop of links
+            return None, ""
+        if os.path.dirname(real) != folder:
+            return None, f"it is a link out of the {ARCHIVES}/ folder (to {real})"
+        if not stat.S_ISREG(st.st_mode):
+            return None, "it is not a regular file (a pipe, a device or a folder)"
+        if real in read:
+            return None, "it was read already in this chain of archives (a loop)"
+        return Path(real), ""
 
 
-def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
-    """(full messages, compactions with their message index, warnings) for one session file."""
+def _archive_ids(name: str) -> frozenset[str]:
+    """The session ids an archive's name can be of: every start of it before a `-` that leaves a stamp."""
+    return frozenset(name[:i] for i, c in enumerate(name) if c == "-" and archive_moment(Path(name), name[:i]))
+
+
+def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
+    """The session file and the archives its boundaries lead back to, newest first, each read once,
+    with the warnings of their loads and the note on where the chain ends, when not at its start."""
     loaded = load_session_file(path)
-    warnings = list(loaded.warnings if depth == 0 else loaded.archive_warnings)
-    if not loaded.boundaries:
-        return list(loaded.messages), [], warnings
+    warnings = list(loaded.warnings)
+    chain = [(path, loaded)]
+    archives = Archives.of(path)
+    read = {os.path.realpath(path)}
+    while loaded.boundaries:
+        boundary = loaded.boundaries[-1]
+        archive, why = archives.find(boundary, read)
+        if archive is not None and len(chain) > MAX_CHAIN:
+            archive, why = None, f"it is past the {MAX_CHAIN:,} archives the analyzer follows back"
+        if archive is None:
+            said = (f"is missing ({boundary.archive or 'not recorded'})" if not why
+                    else f"({boundary.archive}) is not followed: {why}")
+            warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction {said}; "
+                            "replaying from the compacted history")
+            break
+        read.add(str(archive))
+        path, loaded = archive, load_session_file(archive)
+        warnings += loaded.archive_warnings
+        chain.append((path, loaded))
+    return chain, warnings
+
+
+def rebuild(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
+    """(full messages, compactions with their message index, warnings) for one session file."""
+    chain, warnings = _chain(path)
+    _, oldest = chain.pop()
+    messages = strip_compaction(oldest.messages) if oldest.boundaries else list(oldest.messages)
+    compactions: list[dict[str, Any]] = []
+    del oldest
+    while chain:
+        _, loaded = chain.pop()
+        messages, compactions = _joined(messages, compactions, loaded)
+    return messages, compactions, warnings
+
+
+def _joined(prior: list[ModelMessage], compactions: list[dict[str, Any]], loaded: Loaded
+            ) -> tuple[list[ModelMessage], list[dict[str, Any]]]:
+    """The conversation `prior` (the archive's, rebuilt) with what the file `loaded` holds after its
+    newest boundary, and the compactions so far with that boundary's."""
     boundary = loaded.boundaries[-1]
-    archive = _archive_path(boundary, path)
-    if archive is None or depth >= MAX_CHAIN:
-        warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction is missing "
-                        f"({boundary.archive or 'not recorded'}); replaying from the compacted history")
-        return strip_compaction(loaded.messages), [], warnings
-    prior, compactions, more = rebuild(archive, depth + 1)
-    warnings += more
     keys = [content_key(m) for m in prior]
     if boundary.trigger in NOT_FOLDING:
         rest = strip_compaction(loaded.messages)  # a rewind, an edited history, a prompt cut to the window: as it now is
         n = 0
         while n < len(rest) and n < len(prior) and content_key(rest[n]) == keys[n]:
             n += 1
-        return prior[:n] + rest[n:], [c for c in compactions if c["message_index"] <= n], warnings
+        return prior[:n] + rest[n:], [c for c in compactions if c["message_index"] <= n]
     copied = _copied_ids(loaded.messages)
     at = _last_compaction_message(loaded.messages)
     head, after = strip_compaction(loaded.messages[:at], copied), strip_compaction(loaded.messages[at:], copied)
@@ -147,7 +223,7 @@ def rebuild(path: Path, depth: int = 0) -> tuple[list[ModelMessage], list[dict[s
                         "strategy": boundary.strategy, "pre_tokens": boundary.tokens_before,
                         "post_tokens": boundary.tokens_after, "timestamp": boundary.time,
                         "message_index": len(prior), "summary_chars": 0})
-    return prior + rest, compactions, warnings
+    return prior + rest, compactions
 
 
 def _last_compaction_message(messages: Sequence[ModelMessage]) -> int:

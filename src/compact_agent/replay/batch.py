@@ -37,6 +37,8 @@ from .standin import ModelFailed, WatchedModel, standin_summarize
 PROGRESS_AFTER_S = 2.0
 #: The errors a field of the wrong kind causes in an importer: the file is skipped with one note.
 DAMAGE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+#: A file whose import went deeper than Python's stack allows: skipped, as a damaged one is.
+TOO_DEEP = "nested too deeply for the analyzer to read"
 #: A file that loaded and whose replay failed: an error in the analyzer, not in the file (exit status 1).
 INTERNAL = "the analyzer failed on it, an error of the analyzer rather than of the file"
 
@@ -68,6 +70,8 @@ def load_or_note(path: Path) -> Transcript | str:
     except TranscriptError as e:
         reason = str(e).split(": ", 1)[-1]
         return f"skipped {path}: {'not a transcript' if reason.startswith('unknown') else reason}"
+    except RecursionError:  # a structure deeper than the stack: this file alone, not the whole run
+        return f"skipped {path}: {TOO_DEEP}"
     except DAMAGE as e:  # what a field of the wrong kind causes (an entry's own is skipped alone, _common.py)
         said = f" ({malformed_words(e)})" if isinstance(e, (KeyError, BadField)) else ""
         return f"skipped {path}: a field has a type or value the importer cannot use{said}"
