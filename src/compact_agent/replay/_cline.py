@@ -40,6 +40,7 @@ from typing import Any
 
 from pydantic_ai.usage import RequestUsage
 
+from ..regular_file import NotRegular, TooLarge, read_capped
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
@@ -179,12 +180,19 @@ def _counts(message: Any) -> tuple[Mapping[str, Any], float | None, Any] | None:
 
 
 def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
+    """The task's ``ui_messages.json``, read only as a regular file, without blocking, up to
+    MAX_UI_BYTES (regular_file.py): a pipe there waited for a writer for ever, a link to /dev/zero
+    filled memory, and either took the whole run down with it."""
     try:
-        if path.stat().st_size > MAX_UI_BYTES:
-            builder.warnings.append(f"{path.name} beside it is too large to read: its recorded usage is not used")
-            return None
-        document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        document = json.loads(read_capped(path, MAX_UI_BYTES).decode("utf-8", errors="replace"))
     except FileNotFoundError:
+        return None
+    except TooLarge:
+        builder.warnings.append(f"{path.name} beside it is too large to read: its recorded usage is not used")
+        return None
+    except NotRegular:
+        builder.warnings.append(f"{path.name} beside it is not a regular file (a pipe, a device or a folder), not read: "
+                                "its recorded usage is not used")
         return None
     except (OSError, json.JSONDecodeError, RecursionError):
         builder.warnings.append(f"{path.name} beside it cannot be read as JSON: its recorded usage is not used")

@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic_ai.usage import RequestUsage
 
+from ..regular_file import NotRegular, TooLarge, read_capped
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 
@@ -69,11 +70,14 @@ def compacted_until(path: Path, entries: list[Any], usage: Mapping[int, RequestU
     beside = sidecar(path)
     if beside is None:
         return None
-    try:
-        if beside.stat().st_size > MAX_SIDECAR_BYTES:
-            return None
-        state = as_mapping(json.loads(beside.read_bytes().decode("utf-8", errors="replace")))
-    except FileNotFoundError:
+    try:  # a regular file only, without blocking, up to the cap (regular_file.py): no pipe nor /dev/zero read
+        state = as_mapping(json.loads(read_capped(beside, MAX_SIDECAR_BYTES).decode("utf-8", errors="replace")))
+    except (FileNotFoundError, TooLarge):
+        return None
+    except NotRegular:
+        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, is not a regular file "
+                                "(a pipe, a device or a folder), not read: the sizes it recorded after that compaction are "
+                                "fitted as if there was none")
         return None
     except (OSError, json.JSONDecodeError, RecursionError):
         builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, cannot be read as "
