@@ -220,3 +220,33 @@ def test_many_json_files_that_are_no_transcripts_are_said_in_one_line(tmp_path: 
         extra.unlink()
     few = cli("t", "-s", "ours", cwd=tmp_path).stderr.splitlines()
     assert few[0] == "compact-agent: skipped t/conf00.json: not a transcript" and len(few) == 11
+
+
+@pytest.mark.parametrize("beside", ["sent_prompts", "prompt_history"])
+def test_a_pipe_named_as_a_session_beside_the_files_sessions_share_is_not_opened(tmp_path: Path, beside: str) -> None:
+    """The search reads the first line of a session a `sent_prompts/` record or a `prompt_history` may
+    be of, to tell whether they are ours: a pipe named `*.jsonl` there was opened to read, and the
+    search waited for a writer for ever. It is skipped, as a pipe anywhere else is. The search runs in a
+    process of its own, so that the wait would fail this test rather than hang the suite."""
+    import subprocess
+
+    (tmp_path / "chat.json").write_text(json.dumps(CHAT))
+    if beside == "sent_prompts":
+        (tmp_path / "sent_prompts").mkdir()
+        (tmp_path / "sent_prompts" / "s1.jsonl").write_text('{"checkpoint": 0, "line": "hi"}\n')
+        os.mkfifo(tmp_path / "s1.jsonl")
+    else:
+        (tmp_path / "prompt_history").write_text("\n# 2026-12-04\n+hi\n")
+        os.mkfifo(tmp_path / "z.jsonl")
+    search = ("import json, sys; from pathlib import Path; from compact_agent.replay.finding import find_files; "
+              "found = find_files([Path(sys.argv[1])]); print(json.dumps([[str(f) for f in found.files], found.notes]))")
+    try:
+        done = subprocess.run([sys.executable, "-c", search, str(tmp_path)], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the search was still waiting on the pipe after 30 s")
+    assert done.returncode == 0, done.stderr
+    files, notes = json.loads(done.stdout)
+    pipe = tmp_path / ("s1.jsonl" if beside == "sent_prompts" else "z.jsonl")
+    assert notes == [f"skipped {pipe}: not a regular file or a folder (a pipe or a device: not read)"]
+    side = tmp_path / ("sent_prompts/s1.jsonl" if beside == "sent_prompts" else "prompt_history")
+    assert files == [str(tmp_path / "chat.json"), str(side)]  # no session of ours beside it: read as any file

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from ..regular_file import read_capped
 from ._words import plural
 
 
@@ -226,10 +227,11 @@ def cline_side_file(f: Path) -> str:
 
 
 def _our_session(session: Path) -> bool:
-    """`session` is a session file of ours, by its first line."""
+    """`session` is a session file of ours, by its first line. Only a regular file is opened, without
+    blocking (regular_file.py): a pipe named `*.jsonl` beside `sent_prompts/` or a `prompt_history`
+    is no session of ours, and opening it to read would wait for a writer for ever."""
     try:
-        with session.open("rb") as fh:
-            head = fh.readline(4_096)
-    except OSError:
+        head = read_capped(session, 4_096, truncate=True).split(b"\n", 1)[0]
+    except OSError:  # missing, unreadable, or a pipe or a device (NotRegular)
         return False
     return b'"kind"' in head and b'"v"' in head
