@@ -52,7 +52,7 @@ def responder() -> Callable[[ChatRequest], Reply]:
         _, verb, *rest = turn.split()
         n = int(rest[0]) if rest else 0
         if verb == "work" and step <= n:
-            call = ("read_file", {"path": f"src/mod_{step % 6}.py"}) if step % 2 else ("glob", {"pattern": "**/*.py"})
+            call = ("read_file", {"path": f"src/mod_{(int(turn[1]) * 7 + step) % 60}.py"}) if step % 2 else ("glob", {"pattern": "**/*.py"})
             return Reply.tools([call], content=f"Step {step}.", reasoning_content=reasoning(2_000))
         if verb == "think" and step <= n:
             return Reply.tools([("glob", {"pattern": "*.md"})], reasoning_content=reasoning(4_000))
@@ -62,7 +62,7 @@ def responder() -> Callable[[ChatRequest], Reply]:
 
 async def test_the_lines_of_a_turn_add_up_to_what_the_layers_took_out(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
-    for i in range(6):
+    for i in range(60):  # each read a file of its own: a read of one read before would supersede it (snip)
         (tmp_path / "src" / f"mod_{i}.py").write_text(
             "\n".join(f'def func_{i}_{k}(a, b):\n    """Doc {k} {"x" * (30 + k)}"""\n    return a + b * {k}\n'
                       for k in range(60)))

@@ -48,7 +48,7 @@ async def test_manual_compact_with_instructions(tmp_path):
 
 
 async def test_circuit_breaker_stops_auto_compaction_after_three_failures(tmp_path):
-    n = 14
+    n = 32  # enough files for three compactions to fail, whatever the previews of the reads take
     make_project(tmp_path / "project", n)
     agent = FileTaskAgent(n)
 
