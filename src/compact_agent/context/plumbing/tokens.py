@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
 )
 
 from .identity_memo import IdentityMemo
+from .silent_cut import CutWatch
 from .thinking import ThinkingCounts
 
 CHARS_PER_TOKEN = 4.0
@@ -163,11 +164,6 @@ LOW_EVIDENCE = 2
 #: A request estimated below this is mostly the chat's framing, which the estimate leaves out: its
 #: report sets no ratio (a 5-token request reported as 51 pinned every size at 4x), and serves the fit.
 TINY_REQUEST = 256
-#: A request this much larger than the previous one, reported at the same size, was cut (`cut_to`).
-CUT_GROWTH = 1.02
-#: The smallest window a server is believed to cut prompts to: below it, a report of one size
-#: again and again is a figure the server does not count (a stand-in model's constant), not a window.
-MIN_CUT = 1_024
 
 
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
@@ -175,10 +171,6 @@ FIT_REPORTS = 6
 #: Two reports tell the fixed part from the ratio only for requests this far apart in size (share of
 #: the larger): closer ones give a slope that is mostly the noise of the tokenizer.
 FIT_SPREAD = 0.1
-
-
-def _same_size(a: int, b: int) -> bool:
-    return abs(a - b) <= 0.005 * max(a, b)
 
 
 def _fit(reports: Sequence[tuple[int, int]]) -> tuple[float, float] | None:
@@ -211,8 +203,7 @@ class Calibration:
     samples: int = 0
     rejected: int = 0
     low: int = 0  # consecutive accepted reports below the estimate
-    cut: int | None = None  # the size a server cuts prompts to, silently (`cut_to`)
-    uncut: int | None = None  # a report no request of its size could be cut to: never a `cut`
+    watch: CutWatch = field(default_factory=CutWatch)  # whether the server cuts prompts, silently (`cut_to`)
     thinking: ThinkingCounts = field(default_factory=ThinkingCounts)  # what it counts of the model's (thinking.py)
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
     _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
@@ -221,8 +212,9 @@ class Calibration:
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
     # The newest accepted, for `_fit`: (reported, estimated, and of it the earlier and the own turn's thinking).
     _reports: list[tuple[int, int, int, int]] = field(default_factory=list)
-    # What the previous report was learned from: (_single, samples, low, _reports) before it.
-    _before_last: tuple[float, int, int, list[tuple[int, int, int, int]]] | None = None
+    # Reports learned from since the newest that agreed with its prediction, each as (what was learned
+    # before it: (_single, samples, low, _reports), its size predicted): gone back on if cut (`_unlearn`).
+    _unsure_of: list[tuple[tuple[float, int, int, list[Any]], float]] = field(default_factory=list)
 
     @property
     def thinking_counted(self) -> bool | None:
@@ -264,40 +256,36 @@ class Calibration:
         does not, the ratio is learned without it. A request under `TINY_REQUEST` sets no ratio. A ratio
         bounded at MAX_RATIO stays, however many reports below MIN_RATIO follow: a tokenizer that dense
         with a server reporting only what its cache did not hold looks the same, and letting it go
-        would count a quarter of what the provider does."""
+        would count a quarter of what the provider does. A report of a prompt the server cut is not
+        learned from, and those before it that may have been cut too are gone back on (`cut_to`)."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
+        calibrated = self.samples > 0 and estimated_input >= TINY_REQUEST
+        predicted = self.whole(self.counted(estimated_input, earlier, current))  # as learned before it
         last, self._last = self._last, (reported_input, estimated_input)
         last_unsure, self._last_unsure = self._last_unsure, unsure
         moved, self._last_earlier = earlier - self._last_earlier, earlier
         added, self._last_current = current - self._last_current, current
-        if reported_input > MAX_RATIO * estimated_input:
-            # More than any tokenizer makes of the request, so no size it was cut to (a cut keeps
-            # less than it was sent): a stand-in's constant, which later equal reports repeat.
-            self.uncut = reported_input
-        if (last is not None and reported_input >= MIN_CUT and _same_size(reported_input, last[0])
-                # grown whether or not the provider counts the thinking: a fold that swapped thinking for
-                # its digest grew the rest while a provider counting the thinking saw no growth
-                and estimated_input - unsure > CUT_GROWTH * (last[1] - last_unsure)
-                and estimated_input > CUT_GROWTH * last[1]
-                and not (self.uncut is not None and _same_size(reported_input, self.uncut))):
-            self.cut = max(reported_input, last[0])
-            if self._before_last is not None:  # the previous report measured the cut, not the tokenizer
-                self._single, self.samples, self.low, self._reports = self._before_last
-                self._settle()
-            self._before_last = None
+        verdict = self.watch.judge(reported_input, estimated_input, unsure, predicted=predicted, scale=self.whole,
+                                   last=None if last is None else (*last, last_unsure), calibrated=calibrated,
+                                   plausible=reported_input <= MAX_RATIO * estimated_input)
+        if verdict == "cut":  # what the reports of prompts it cut taught of the tokenizer goes
+            self._unlearn(self.watch.cut or 0)
             self.rejected += 1
             return False
         if last is not None:  # a report of a prompt the server cut decides nothing of the thinking
             self._vote(reported_input, estimated_input, earlier, current, (
                 estimated_input - last[1], reported_input - last[0], moved, added))
-        self._before_last = (self._single, self.samples, self.low, list(self._reports))
+        before = (self._single, self.samples, self.low, list(self._reports))
         r = reported_input / self.counted(estimated_input, earlier, current)
         if r < MIN_RATIO:
             self.rejected += 1
-            self._before_last = None
             return False
+        # A report that agreed with its prediction was of a request sent whole, and so were those the
+        # prediction was made from; one that did not may be of a prompt cut, found out later.
+        most = 1.1 * predicted if calibrated else MAX_RATIO * estimated_input  # the most it may have been
+        self._unsure_of = [] if verdict == "whole" else [*self._unsure_of, (before, most)]
         report = (reported_input, estimated_input, earlier, current)
         if estimated_input < TINY_REQUEST:  # its framing, not the tokenizer: measured for the fit alone
             self._reports = [*self._reports[1 - FIT_REPORTS:], report]
@@ -313,6 +301,21 @@ class Calibration:
         self.samples += 1
         self._settle()
         return True
+
+    def _unlearn(self, cut: int) -> None:
+        """Go back on the reports since the newest that agreed with its prediction, from the first of a
+        request that may have been over `cut` (predicted within a tenth of it, or any tokenizer's count
+        before a prediction): to what was learned before one of them, or not, whichever counts the most
+        (a cut report is smaller than what the tokenizer made of its request, never larger)."""
+        now = (self._single, self.samples, self.low, self._reports)
+        best, most = now, self.whole(cut)
+        for state in [before for before, at_most in self._unsure_of if at_most > cut]:
+            self._single, self.samples, self.low, self._reports = state
+            self._settle()
+            best, most = (state, self.whole(cut)) if self.whole(cut) > most else (best, most)
+        self._single, self.samples, self.low, self._reports = best
+        self._settle()
+        self._unsure_of = []
 
     def _settle(self) -> None:
         """`ratio` and `fixed` from what was learned: the fit when there is one, else the single ratio."""
@@ -358,18 +361,19 @@ class Calibration:
                 and report[0] > 0 and report[1] > 0 and min(report) >= 0 and sum(report[2:]) <= report[1]):
             return
         earlier, current = [*report[2:], 0, 0][:2]
-        if self.samples == 0 and self.observe(report[0], report[1], earlier + current, earlier):
-            self._before_last = (1.0, 0, 0, [])  # what the next report goes back to if it finds a cut
+        if self.samples == 0:  # learned from, and gone back on if the next report finds a cut (`_unlearn`)
+            self.observe(report[0], report[1], earlier + current, earlier)
         self._last, self._last_unsure = (report[0], report[1]), earlier + current
         self._last_earlier, self._last_current = earlier, current
 
     def cut_to(self) -> int | None:
-        """The size a server cuts prompts to without saying so, once its reports say it does: two
-        in a row of the same size (within half a percent) for requests that grew by more than 2%
-        between them. (An Ollama server given a prompt longer than its context length keeps the
-        prompt's end, that long, answers from it, and reports that length as the input: no
-        refusal.) None until then."""
-        return self.cut
+        """The window of a server that cuts prompts to it without saying so, once its reports say it
+        does (silent_cut.py: a report far below what the calibration predicted for a request that
+        grew past one sent whole, or two of one size for requests that grew): the largest size it
+        was seen to take, a lower bound of its window. (An Ollama server given a prompt longer than
+        its context length drops messages from its front, answers from the rest, and reports that
+        as the input: no refusal.) None until then."""
+        return self.watch.cut
 
     def fits_tokens(self, estimated: int) -> int:
         """The size to judge "fits the window" by: the calibrated one, but never below the raw
