@@ -85,3 +85,18 @@ def test_a_server_cutting_prompts_is_found_at_its_first_cut(cli: Cli, window: in
     assert len(after) > 3, server_side.sent  # it went on within the window learned
     over = [(sent, asked) for sent, _, asked, _ in after if sent + asked > kept.window]
     assert not over, (kept.window, server_side.sent)
+
+
+@pytest.mark.parametrize("chars_per_token", [2.0, 8.0])
+def test_a_server_that_refuses_is_never_taken_for_one_that_cuts(cli: Cli, chars_per_token: float) -> None:
+    """A llama.cpp server refuses a prompt over its window, and its tokenizer may count twice or half
+    what characters/4 does: the calibration learns that, and no report is taken for a cut."""
+    make_project(cli.cwd, N, filler_chars=9_000)
+    with FakeOpenAIServer(FileTaskAgent(n=N), window=9_000, model="local", overflow="llama.cpp",
+                          chars_per_token=chars_per_token) as server:
+        url = server.base_url
+        run = cli("-p", task_text(N), "-y", "-m", "local", "--base-url", url, "--api-key", "k")
+    assert run.code == 0, run.stderr
+    assert "without saying so" not in run.stderr, run.stderr
+    kept = server_windows.remembered_as(cli.home, url, "local")
+    assert kept is None or kept.how == "refused", kept
