@@ -132,9 +132,11 @@ async def test_the_layers_and_the_schedule_weigh_the_requests_without_the_thinki
         finally:
             s.close()
     assert not server.rejected
-    assert not [e for e in events if e.layer in ("collapse", "snip", "microcompact")], events
+    # A layer that acts weighs the requests sent (under the 8K window), never a view with the thinking.
+    layers = [e for e in events if e.layer in ("collapse", "snip", "microcompact")]
+    assert len(layers) <= 1 and all(e.tokens_before < 8_000 for e in layers), events
     compactions = [e for e in events if e.layer == "compact"]
-    assert 1 <= len(compactions) <= 2, compactions
+    assert len(layers) + len(compactions) >= 1 and len(compactions) <= 2, compactions  # not before every request
     assert all(e.tokens_before < s.cm.schedule.hard_limit(s.cm) for e in compactions)  # the requests sent
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from pydantic_ai.exceptions import ModelContextWindowExceededError, UsageLimitExceeded
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
 from . import handlers, shaping
 from .compaction.result import (
@@ -46,6 +46,10 @@ class CompactingState(ManagerState):
 
     def _setup(self, internals: Internals, **options: Any) -> None:
         super()._setup(internals, **options)
+        # The thrash guard's last compaction (tokens before, after) taken back from the saved state,
+        # and the answers the history held right after it (`recall_thrash`).
+        self._thrash_last: tuple[int, int] | None = None
+        self._kept_answers = 0
         if self.compactor.sent_whole is None:  # the tail's results the model has, as `sent_size` measures
             self.compactor.sent_whole = self.results_sent_whole  # every compaction's, a partial one's too
 
@@ -134,6 +138,7 @@ class CompactingState(ManagerState):
         self._count_as_sent(result)
         handlers.add_hook_time(result, hook_ms)
         await handlers.confirmed(confirm, result)
+        self._kept_answers = sum(isinstance(m, ModelResponse) for m in result.messages)  # saved by apply_result
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)
         return result
@@ -272,18 +277,42 @@ class CompactingState(ManagerState):
         prefix each time; if the last compaction bought fewer than `thrash_requests` requests or
         freed under a third of the context, this one keeps less and restores less.
         """
-        if trigger == "manual" or not self.compactions:
+        last = self._last_compaction()
+        if trigger == "manual" or last is None:
             self._thrash = 0
             return 0
-        last = self.compactions[-1]
+        before, after = last
         soon = self.requests - self._last_compaction_request <= self.settings.thrash_requests
-        weak = last.tokens_after > last.tokens_before * 2 // 3
+        weak = after > before * 2 // 3
         self._thrash = min(2, self._thrash + 1) if (soon or weak) else 0
         if self._thrash:
-            self.emit(Event("thrash", "escalate", last.tokens_before, last.tokens_after, trigger=trigger,
+            self.emit(Event("thrash", "escalate", before, after, trigger=trigger,
                             detail={"level": self._thrash, "requests_since_last":
                                     self.requests - self._last_compaction_request}))
         return self._thrash
+
+    def _last_compaction(self) -> tuple[int, int] | None:
+        """The latest compaction's tokens (before, after): this process's, else the one the saved state named."""
+        if self.compactions:
+            return self.compactions[-1].tokens_before, self.compactions[-1].tokens_after
+        return self._thrash_last
+
+    def thrash_state(self) -> list[int] | None:
+        """What the thrash guard goes by, saved beside the history (saved_state.py): its level, the latest
+        compaction's tokens before and after, and the answers the history held right after it."""
+        last = self._last_compaction()
+        return None if last is None else [self._thrash, *last, self._kept_answers]
+
+    def recall_thrash(self, saved: object) -> None:
+        """Take back `thrash_state` after a restart. A resumed conversation counts a request per answer
+        it holds (`learn_conversation`), so the requests since that compaction are those past the answers
+        it kept. Forgotten, each `-c` run began with the guard at rest: a script of long typed messages
+        in a 4K window compacted on every run, each freeing 15%, one summary request per two others."""
+        if not (isinstance(saved, list) and len(saved) == 4 and all(type(n) is int and n >= 0 for n in saved)):
+            return
+        level, before, after, kept = saved
+        self._thrash, self._thrash_last, self._kept_answers = min(level, 2), (before, after), kept
+        self._last_compaction_request = kept
 
     def _last_sent(self, messages: list[ModelMessage]) -> int | None:
         """How many of `messages` the last request sent covered, when `messages` only grew since."""

@@ -14,6 +14,8 @@ learned that a restart would otherwise measure again, each for a reason a test p
 - `savings`: what the layers' decisions keep out, which the next process counts from;
 - `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them;
+- `thrash`: the thrash guard's level and the latest compaction it goes by (compacting.py `thrash_state`):
+  without it each `-c` run began with the guard at rest, and a small window compacted on every run;
 - `thinking_left_out`: the model's earlier thinking is left out of the requests (decisions/thinking_out.py),
   before the layers shape them: a restart decided it again after the layers, which weighed it, on its first
   request.
@@ -60,6 +62,8 @@ class _Manager(Protocol):
     def adapt_output_reserve(self, output_tokens: int) -> None: ...
     def emit(self, event: Event) -> None: ...
     def layer_state(self) -> dict[str, Any]: ...
+    def thrash_state(self) -> list[int] | None: ...
+    def recall_thrash(self, saved: object) -> None: ...
 
 
 class SavedState:
@@ -93,6 +97,8 @@ class SavedState:
             learned["output_caps"] = dict(self.output_caps)
         if self.thinking_left_out:
             learned["thinking_left_out"] = True
+        if (thrash := self.thrash_state()) is not None:
+            learned["thrash"] = thrash
         if learned:
             state[LEARNED] = learned
         return state
@@ -120,8 +126,16 @@ class SavedState:
         failures = learned.get("failures")
         self.failures = failures if type(failures) is int and failures > 0 else 0
         self.thinking_left_out = learned.get("thinking_left_out") is True
+        self.recall_thrash(learned.get("thrash"))
         self._rebaseline = True
         self._saved_state = frozen.state_key(self.layer_state())
+
+    def thrash_state(self) -> list[int] | None:
+        """The thrash guard's state to save (compacting.py, which keeps the guard, says it)."""
+        return None
+
+    def recall_thrash(self, saved: object) -> None:
+        """Take back what `thrash_state` saved (compacting.py)."""
 
     def _reset_layer(self, layer: Any, error: BaseException) -> None:
         frozen.reset_layer(layer, error)

@@ -138,8 +138,8 @@ class Schedule(ScheduleState):
         until the threshold is crossed again, and the compactions they put off (the credit per token
         freed: one compaction's cost per the growth between two at the threshold). A compaction
         that leaves the history over the threshold puts none off: it kept a 3,750-token answer
-        whole and went ahead for 14 tokens of 5,591. Over the hard limit this is not asked: a
-        compaction that brings the request under it is made (`compaction_helps`)."""
+        whole and went ahead for 14 tokens of 5,591; nor one whose summary request reads more than it
+        frees over those requests. Over the hard limit this is not asked (`compaction_helps`)."""
         rebuild = self._rebuild(cm, messages)
         fresh = min(self.growth.latest_step, rebuild)
         prices = Prices()
@@ -148,9 +148,12 @@ class Schedule(ScheduleState):
                                growth=self.growth.rate, requests_so_far=cm.requests, prices=prices,
                                summary_share=self.summary_share, fresh=fresh).fixed_cost
         cycle = cm.limits.threshold - fixed - rebuild  # the growth between two compactions at the threshold
-        return rewrite_pays(tail=max(0, rebuild - fresh), removed=max(0, context - rebuild),
-                            requests=max(1.0, cycle / max(self.growth.rate, 1.0)), prices=prices,
-                            credit=cost / cycle if cycle > 0 else 0.0)
+        requests = max(1.0, cycle / max(self.growth.rate, 1.0))
+        # Freeing less than its summary request reads: a 4K window's freed 10-15%, a summary per two requests.
+        if max(0, context - rebuild) * requests < min(1.0, self.summary_share) * (fixed + context):
+            return False
+        return rewrite_pays(tail=max(0, rebuild - fresh), removed=max(0, context - rebuild), requests=requests,
+                            prices=prices, credit=cost / cycle if cycle > 0 else 0.0)
 
     def priced(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int,
                cold: bool = False) -> bool:
