@@ -150,10 +150,12 @@ def read_path(call: ToolCallPart) -> str | None:
     return _path(call_args(call)) if call.tool_name.lower() in READ_TOOLS else None
 
 
-def reads(messages: Sequence[ModelMessage]) -> list[tuple[ToolCallPart, str]]:
-    """The calls in `messages` that read a file, each with the path it names, in order."""
+def reads(messages: Sequence[ModelMessage], *, done: bool = False) -> list[tuple[ToolCallPart, str]]:
+    """The calls in `messages` that read a file, each with the path it names, in order. `done`: only
+    those whose result in `messages` does not say the read failed (a file not found, a path refused)."""
+    failed = _failed_calls(messages) if done else set()
     return [(p, path) for m in messages if isinstance(m, ModelResponse) for p in m.parts
-            if isinstance(p, ToolCallPart) and (path := read_path(p))]
+            if isinstance(p, ToolCallPart) and p.tool_call_id not in failed and (path := read_path(p))]
 
 
 def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequence[ModelMessage] = (),
@@ -166,7 +168,8 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
     for, microcompact's placeholder or a preview, where the caller knows them), and reads the whole
     file, or the same slice (offset, limit, range) as the read here: a slice leaves the rest of a
     file read whole here to read again. Not the files a compaction restored (`digest.RESTORED`): the
-    program read those, and the files changed list them. What a read holds is what its result says (`_slice`)."""
+    program read those, and the files changed list them. Not a read that failed (its result says so: a
+    file not found was listed as one to read again). What a read holds is what its result says (`_slice`)."""
     out: list[str] = []
     results = {p.tool_call_id: p for m in (*messages, *after) if isinstance(m, ModelRequest) for p in m.parts
                if isinstance(p, ToolReturnPart)}
@@ -176,7 +179,7 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
                 if isinstance(p, ToolReturnPart) and not failed_result(p)
                 and (sent_whole is None or p.tool_call_id in sent_whole)}
     kept = {(resolve(path), _slice(call, results)) for call, path in reads(after) if call.tool_call_id in returned}
-    for call, path in reversed(reads(messages)):
+    for call, path in reversed(reads(messages, done=True)):
         if call.tool_call_id in restored:
             continue
         if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call, results))} & kept:

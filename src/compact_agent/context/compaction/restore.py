@@ -95,8 +95,9 @@ def new_attachments(attachments: Sequence[ModelMessage], kept: Sequence[ModelMes
 
 
 def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
-    """Paths whose read result is already present (e.g. in a kept tail): the reads the ledger knows."""
-    return {path for _, path in ledger.reads(messages)}
+    """Paths whose read result is already present (e.g. in a kept tail): the reads the ledger knows,
+    but those whose result says they failed (nothing of the file is there)."""
+    return {path for _, path in ledger.reads(messages, done=True)}
 
 
 def reads_one_of(call: ToolCallPart, paths: Collection[Path], resolve: Callable[[str], Path]) -> bool:
