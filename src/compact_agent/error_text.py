@@ -188,8 +188,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     if isinstance(e, ModelContextWindowExceededError):  # the server's window is the limit: never a larger one given
         from .context.plumbing.overflow import figures, refusal_text
 
-        limit = figures(refusal_text(e))[1]  # named: the session works within it already (state.learn_window)
-        # Said whether or not a compaction was made: one that failed (its line says why) made none.
+        limit = figures(refusal_text(e))[1]  # works within it already; "shrunk": a failed compaction made none
         return (f"the request is too long for the server's window{f' of {limit:,} tokens' if limit else ''} and "
                 "could not be shrunk to fit it; " + ("use a" if limit else "give --context-window the server's own, "
                                                      "or use a") + " model or server with a larger window")
