@@ -198,6 +198,14 @@ def _same(path: str) -> str:
     return posixpath.normpath(path.strip()).removeprefix("./")
 
 
+def _touched(path: str, changed: set[str]) -> bool:
+    """Whether a call changed `path` (both `_same`'d), however it was spelled: the library knows no
+    working directory, so `/home/me/app/src/core.py` and `src/core.py` are taken for one file where
+    one ends with the other at a `/` (a same-named file elsewhere is taken too: its read then goes
+    to the spilled copy, which is never wrong)."""
+    return any(c == path or c.endswith("/" + path) or path.endswith("/" + c) for c in changed)
+
+
 class Reads:
     """The calls in `messages` that read a file the agent may read again by lines: call id -> the
     path it read, for a call of `READER` whose file no call beside it or after it changed
@@ -228,7 +236,7 @@ class Reads:
                     except ValueError:  # arguments that are no JSON object: no path to read again
                         continue
                     path = args.get("path")
-                    if isinstance(path, str) and path.strip() and _same(path) not in changed:
+                    if isinstance(path, str) and path.strip() and not _touched(_same(path), changed):
                         found[p.tool_call_id] = (path, _start(args.get("offset")))
         return found
 
