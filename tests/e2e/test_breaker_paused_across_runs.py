@@ -12,10 +12,12 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from .scripted import FileTaskAgent, is_summary_request, make_project, task_text
 
-N = 14
+N = 30  # reads enough for three compactions to be tried (previews of reads are small since d78f4078)
 WINDOW = "12000"
+# Nothing but a summary to fall on, and no clearing of old results (L3) to keep the context under the
+# threshold instead: the breaker is what is tested.
 FULL_SUMMARY = {"COMPACT_AGENT_MEMORY_ENABLED": "false", "COMPACT_AGENT_COLLAPSE_ENABLED": "false",
-                "COMPACT_AGENT_COMPACTION_RECORDS": "false"}
+                "COMPACT_AGENT_COMPACTION_RECORDS": "false", "COMPACT_AGENT_MICROCOMPACT_TRIGGER": "1000"}
 PAUSED = ("auto-compaction paused: the last 3 tried in a row failed or would not shrink the context; it stays "
           "paused in this session until a /compact succeeds, or /compact --resume-auto resumes it")
 SAID_AT_START = ("automatic compaction is paused in this session: the last 3 tried in a row failed or would not "
