@@ -126,3 +126,17 @@ def test_a_request_grown_a_little_and_counted_a_little_under_agrees() -> None:
     what the estimate is measured to miss by, no evidence of a cut."""
     c, learned = observed((5_050, 5_000), (9_900, 10_000), (10_110, 10_250))
     assert all(learned) and c.cut_to() is None
+
+
+def test_an_image_counted_far_under_its_flat_estimate_is_no_cut() -> None:
+    """Every image is estimated at a flat 1,600 tokens, and a provider may count one at 85 (OpenAI's low
+    detail). Exact reports of 5,000 and 10,000, then a turn of 40 tokens of text and one image: estimated
+    11,640, reported 10,125. Weighed whole, it grew by 1,640 and was counted at 125, under half: it was
+    taken for a cut, and 10,125 learned as the window for good. The image's estimate weighs nothing
+    (`flat`): what grew is 40 tokens, under the 2% a request must grow by. A real cut after it (3,000 more
+    text, 7,000 reported, below the 10,125 before it) is still found, the window the largest size taken."""
+    c, learned = observed((5_000, 5_000), (10_000, 10_000))
+    assert learned == [True, True] and c.observe(10_125, 11_640, flat=1_600)
+    assert c.cut_to() is None
+    assert not c.observe(7_000, 14_640, flat=1_600)
+    assert c.cut_to() == 10_125

@@ -114,6 +114,8 @@ class ContextManager(CompactingState):
       other exception is reported as a `hook` / `failed` event and the compaction goes on.
     """
 
+    last_view_media = 0  # of the latest request's estimate, the media at a flat size (`tokens.media_tokens`)
+
     def __init__(self, window: int | None = None, *, max_output: int = 8_192, settings: Settings | None = None,
                  summary_model: Model | str | None = None, token_counter: TokenCounter | None = None,
                  store: HistoryStore | None = None,
@@ -261,10 +263,12 @@ class ContextManager(CompactingState):
         self.last_tokens = tokens_now
         self.last_view_tokens_est = self.estimate(view) + self.overhead_estimate  # as the provider counts it
         # What the calibration learns the provider's report against (`Calibration.observe`): the whole
-        # estimate, the thinking of it a provider may not count, and of that the earlier turns'.
+        # estimate, the thinking of it a provider may not count, of that the earlier turns', and the
+        # media at a flat size (a provider may count an image at a twentieth of it: no cut, silent_cut.py).
         every, earlier = self.thinking_in(view)  # once: what the estimate above left out is of it
         left = self.calibration.uncounted(earlier, every - earlier)
         self.last_view_observed = (self.last_view_tokens_est + left, every, earlier)
+        self.last_view_media = tokens.media_tokens(view)
         self.requests += 1
         self.compactor.drop_plan()  # the answer, the tools and the files may change what it would keep
         return view, tokens_now, compacted
@@ -284,7 +288,7 @@ class ContextManager(CompactingState):
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
         cut_before = self.calibration.cut_to()
-        if reported and not self.calibration.observe(reported, *self.last_view_observed):
+        if reported and not self.calibration.observe(reported, *self.last_view_observed, flat=self.last_view_media):
             cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
             self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported, detail={"reason": (
                 "the server cut the prompt to its window" if cut is not None and (cut != cut_before or

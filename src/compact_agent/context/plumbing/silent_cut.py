@@ -9,7 +9,8 @@ What tells a cut apart is the calibrated estimate (`Calibration`): a report of a
 agrees with it, within the error its earlier predictions showed; a cut report is smaller than what
 was sent by far more than that. One report is judged so once a report agreed with its prediction:
 the request grew past that one, the part it grew by was counted at less than half of its calibrated
-size (less the error), and the whole does not agree with its prediction. A report
+size (less the error), and the whole does not agree with its prediction (what it grew by is of
+text: thinking a provider may not count and images estimated at a flat size are left out). A report
 smaller than the one before it for a request that grew is one too, whatever was learned. Two
 reports in a row of one size for requests that grew are a cut, unless the first agreed with its
 prediction (a request sent whole, whose size the next request was cut to by chance).
@@ -75,7 +76,9 @@ class CutWatch:
     def judge(self, reported: int, estimated: int, unsure: int, *, last: tuple[int, int, int] | None,
               predicted: int, calibrated: bool, plausible: bool, scale: Callable[[int], int]) -> Verdict:
         """Judge one report of a request we estimated at `estimated`, of which `unsure` is the model's
-        thinking the provider may leave uncounted: "cut" (and `cut` set), "whole" (it agreed with its
+        thinking the provider may leave uncounted and the media estimated at a flat size (an image at
+        1,600, which a provider may count at 85): no growth weighed for a cut is of either, nor a size a
+        report is held to. "cut" (and `cut` set), "whole" (it agreed with its
         prediction) or "open". `last`: the previous report as (reported, estimated, unsure); `predicted`:
         the provider's count of the request as calibrated before this report, and `scale` an estimate's;
         `calibrated`: the calibration learned from a report before; `plausible`: some tokenizer counts

@@ -111,6 +111,21 @@ def thinking_tokens(messages: Iterable[ModelMessage]) -> int:
     return total
 
 
+_media_memo: IdentityMemo[int] = IdentityMemo()
+
+
+def media_tokens(messages: Iterable[ModelMessage]) -> int:
+    """Estimated tokens of the images and other media in `messages`: a flat `IMAGE_TOKENS` each, where
+    providers count most far fewer (OpenAI's low detail 85, Gemini 258): what a report cannot be judged
+    by (Calibration.observe's `flat`). Memoised by message, as `message_tokens` is."""
+    total = 0
+    for m in messages:
+        hit = _media_memo.get(m)
+        total += hit if hit is not None else _media_memo.put(m, sum(_content_chars(c)[1] for p in m.parts if (
+            c := getattr(p, "content", None)) is not None and not isinstance(c, str | dict)))
+    return total
+
+
 def earlier_thinking_tokens(messages: Sequence[ModelMessage]) -> int:
     """Estimated tokens of the thinking in responses of earlier turns: those before the newest request
     that carries a user prompt. A provider may leave them out of its count (Anthropic's Haiku models,
@@ -134,24 +149,6 @@ def request_overhead(instructions: str | None, tool_defs: Sequence[Any] = ()) ->
         schema = getattr(t, "parameters_json_schema", None) or {}
         n += text_tokens(getattr(t, "name", "") + (getattr(t, "description", "") or "") + json.dumps(schema))
     return n
-
-
-def last_reported_usage(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:
-    """(index, input+output tokens) of the newest response that carries provider-reported usage."""
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if isinstance(m, ModelResponse) and m.usage.input_tokens:
-            return i, m.usage.input_tokens + m.usage.output_tokens
-    return None
-
-
-def reported_plus_estimate(messages: Sequence[ModelMessage]) -> int | None:
-    """Seed 000's measure: last reported usage plus an estimate of the messages after it."""
-    hit = last_reported_usage(messages)
-    if hit is None:
-        return None
-    i, used = hit
-    return used + estimate(messages[i + 1 :])
 
 
 #: Provider tokens per estimated token that a report may imply. Characters/4 overestimates English
@@ -206,7 +203,7 @@ class Calibration:
     watch: CutWatch = field(default_factory=CutWatch)  # whether the server cuts prompts, silently (`cut_to`)
     thinking: ThinkingCounts = field(default_factory=ThinkingCounts)  # what it counts of the model's (thinking.py)
     _last: tuple[int, int] | None = None  # the previous report: (reported, estimated)
-    _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count
+    _last_unsure: int = 0  # of the previous report's estimate, the thinking a provider may not count, and media
     _last_earlier: int = 0  # of that, the thinking of turns before the request's (`earlier_thinking_tokens`)
     _last_current: int = 0  # and the thinking of the request's own turn (`_last_unsure` less `_last_earlier`)
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
@@ -244,7 +241,8 @@ class Calibration:
         turn under way's, what the provider counts (all but what is `uncounted`)."""
         return max(1, estimated - self.uncounted(earlier, current))
 
-    def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0) -> bool:
+    def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0,
+                flat: int = 0) -> bool:
         """Learn from one report; False when it is implausible and ignored. `unsure`: of the
         estimate, the model's thinking, which a provider may count or not (Anthropic drops
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
@@ -257,17 +255,18 @@ class Calibration:
         bounded at MAX_RATIO stays, however many reports below MIN_RATIO follow: a tokenizer that dense
         with a server reporting only what its cache did not hold looks the same, and letting it go
         would count a quarter of what the provider does. A report of a prompt the server cut is not
-        learned from, and those before it that may have been cut too are gone back on (`cut_to`)."""
+        learned from, and those before it that may have been cut too are gone back on (`cut_to`).
+        `flat`: of the estimate, the media at a flat size (`media_tokens`), which no growth judged a cut weighs."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
         calibrated = self.samples > 0 and estimated_input >= TINY_REQUEST
         predicted = self.whole(self.counted(estimated_input, earlier, current))  # as learned before it
         last, self._last = self._last, (reported_input, estimated_input)
-        last_unsure, self._last_unsure = self._last_unsure, unsure
+        last_unsure, self._last_unsure = self._last_unsure, unsure + flat
         moved, self._last_earlier = earlier - self._last_earlier, earlier
         added, self._last_current = current - self._last_current, current
-        verdict = self.watch.judge(reported_input, estimated_input, unsure, predicted=predicted, scale=self.whole,
+        verdict = self.watch.judge(reported_input, estimated_input, unsure + flat, predicted=predicted, scale=self.whole,
                                    last=None if last is None else (*last, last_unsure), calibrated=calibrated,
                                    plausible=reported_input <= MAX_RATIO * estimated_input)
         if verdict == "cut":  # what the reports of prompts it cut taught of the tokenizer goes
