@@ -1,7 +1,7 @@
 """A streamed reply that is valid JSON in a shape the API never sends — `choices` a string, a tool
 call that is no table, a time that is none — ends the turn with one line in words, never the words of the Python code
 that read it ("'str' object has no attribute 'finish_reason'"); the session goes on with the next
-message, as after any failed reply (whose message `-c` says got no answer)."""
+message, as after any failed reply (whose message `-c` says got no answer, and why)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,9 @@ def test_a_reply_of_another_shape_is_one_line_in_words(cli, name: str) -> None:
     for python in ("object has no attribute", "not subscriptable", "not iterable", "'str'", "Error", "validation"):
         assert python not in line, line
     assert again.code == 0 and again.stdout == "fine\n", again
-    assert again.stderr == "" or "got no answer saved before the last run ended" in again.stderr, again
+    # The session keeps why the run ended (session/last_run.ENDED_ON_ERROR): -c says it, in the same words.
+    assert again.stderr == "" or "got no answer: the last run ended on an error (the model endpoint sent a reply in a " \
+        "shape this agent cannot read" in again.stderr, again
 
 
 def test_an_error_of_our_own_is_not_blamed_on_the_reply() -> None:

@@ -13,7 +13,8 @@ one its limit of model requests stopped (`--max-turns`) by another (`AT_LIMIT`):
 still ends there, a load says so as a note, not as a warning of a run that died. A run SIGTERM or
 SIGHUP ended while the model's tools ran saved its calls with results that say so, marked
 (`ENDED_BY`, agent/run/ended_calls.py), and so did a turn the user stopped then (`BY_USER`): a
-load says that too, as a note (`ended_by`).
+load says that too, as a note (`ended_by`). A turn that failed (the server unreachable, a request
+refused) leaves the cause in a few words (`ENDED_ON_ERROR`): a load says it in its warning.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ AT_LIMIT = "stopped_at_request_limit"
 #: signal's words (unfinished.signalled_close), and the same message sent again retries it, the file
 #: only appended to. (A close saved at once had to be cut out again by a retry: the file rewritten.)
 SIGNALLED = "stopped_by_signal"
+#: The meta key of the line a turn that failed leaves after what it saved (store.note_error; agent/run/turn.py),
+#: the cause in a few words its value ("the server at URL did not answer (connection refused)"), redacted as
+#: the error's line is: where the history still ends there (at tool results, or at the user's message), a
+#: load says that cause, not an interrupted or killed run.
+ENDED_ON_ERROR = "ended_on_error"
 
 
 def _prompts_settled(entries: Iterable[dict[str, Any]]) -> set[str]:

@@ -36,6 +36,7 @@ class LoadProblems:
     unfinished: list[str] = field(default_factory=list)  # the tools of the calls it ended before they finished
     signalled: str = ""  # the signal that ended the run while its request was out, as its mark (or close) says
     mid_reply: bool = False  # …while the reply was being written: the part that came is kept, cut off there
+    error: str = ""  # the cause, in a few words, of the error the turn that left it unanswered or at work ended on
     repaired: str = ""  # what making the history runnable changed
 
     def warnings(self, name: str) -> list[str]:
@@ -61,6 +62,10 @@ class LoadProblems:
             problems.append(_answer_lost(self.unanswered))
         elif self.unanswered and not self.stopped and self.calls_lost:  # tools ran for it, not saved
             problems.append(_calls_lost(self.unanswered, self.calls_lost))
+        elif self.unanswered and not self.stopped and not self.signalled and self.error:  # the run said why
+            problems.append(f"{plural(self.unanswered, 'message')} you typed got no answer: the last run ended on an "
+                            f"error ({self.error}); {'it is' if self.unanswered == 1 else 'they are'} in the "
+                            "conversation, unanswered")
         elif self.unanswered and not self.stopped and not self.signalled:  # a message the run never sent, or one whose answer never came
             what = "had not reached the model when the last run ended" if self.never_sent else \
                 "got no answer saved before the last run ended"  # a full disk may have kept even its mark out
@@ -70,6 +75,9 @@ class LoadProblems:
             problems.append("the model answered the results of its tool calls, but the last run could not save the "
                             "answer (it was shown then): the conversation ends at those results, and your next "
                             "message goes on from there")
+        elif self.at_work and not self.stopped and not self.ended_by and not self.signalled and self.error:
+            problems.append(f"the last run ended on an error after the model's tool calls ran ({self.error}): your "
+                            "next message goes on from there")
         elif self.at_work and not self.stopped and not self.ended_by and not self.signalled:
             problems.append("the last run stopped after the model's tool calls, before it answered their results "
                             "(interrupted, killed or out of turns): your next message goes on from there")

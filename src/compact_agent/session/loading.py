@@ -23,6 +23,7 @@ from .last_run import (
     ANSWER_NOT_SAVED,
     AT_LIMIT,
     CALLS_NOT_SAVED,
+    ENDED_ON_ERROR,
     SIGNALLED,
     STOPPED,
     _ends_at_results,
@@ -94,6 +95,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     unsaved_at: int | None = None  # how many messages there were when a run could not save an answer
     calls_at, calls = None, list[str]()  # …or the model's tool calls that ran, and their tools
     signal_at, signal = None, ""  # …or when a signal ended the run while its request was out, and which
+    error_at, error = None, ""  # …or when a turn ended on an error, and its cause in a few words
     for entry in entries:
         future = newer(entry)
         eid = entry.get("id")
@@ -109,23 +111,25 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             elif kind == "boundary":
                 boundaries.append(Boundary.from_json(entry["boundary"]))
                 messages.clear()  # a boundary starts a new history (only the last one matters)
-                stopped_at = unsaved_at = calls_at = signal_at = None
+                stopped_at = unsaved_at = calls_at = signal_at = error_at = None
             elif kind == "meta":
                 m = entry.get("meta")
                 if not isinstance(m, dict):
                     raise ValueError("meta is not an object")
                 if m.get(STOPPED) is True:  # a mark of where the history was, not a setting
-                    stopped_at, limit = len(messages), 0
+                    stopped_at, limit, error_at = len(messages), 0, None
                 if isinstance(at := m.get(AT_LIMIT), int) and not isinstance(at, bool) and at > 0:
-                    stopped_at, limit = len(messages), at
+                    stopped_at, limit, error_at = len(messages), at, None
+                if isinstance(why := m.get(ENDED_ON_ERROR), str) and why:  # the latest mark says how it ended
+                    error_at, error, stopped_at = len(messages), why, None
                 if m.get(ANSWER_NOT_SAVED) is True:
                     unsaved_at = len(messages)
                 if isinstance(ran := m.get(CALLS_NOT_SAVED), list) and ran and all(isinstance(n, str) for n in ran):
                     calls_at, calls = len(messages), ran
                 if isinstance(name := m.get(SIGNALLED), str) and name:
-                    signal_at, signal = len(messages), name
+                    signal_at, signal, error_at = len(messages), name, None
                 meta.update({k: v for k, v in m.items()
-                             if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED, CALLS_NOT_SAVED, SIGNALLED)})
+                             if k not in (STOPPED, AT_LIMIT, ANSWER_NOT_SAVED, CALLS_NOT_SAVED, SIGNALLED, ENDED_ON_ERROR)})
             elif kind == "prompt":
                 request = _unsent_prompt(entry)
                 if request is not None and eid not in settled and (eid is None or eid != own_prompt):
@@ -149,6 +153,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)
     found.limit = limit if found.stopped else 0
     found.answer_lost = unsaved_at == len(messages) and (found.unanswered > 0 or found.at_work) and not found.never_sent
+    found.error = error if error_at == len(messages) and (found.unanswered or found.at_work) and not found.never_sent \
+        else ""
     found.calls_lost = calls if calls_at == len(messages) and found.unanswered > 0 and not found.never_sent else []
     if found.at_work:  # a signal, or the user who stopped the turn, while the model's tools ran
         found.ended_by, found.unfinished = ended_by(messages)
@@ -164,6 +170,6 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
                                      stopped=False, limit=0, ended_by="", unfinished=[], calls_lost=[],
-                                     signalled="", mid_reply=False)
+                                     signalled="", mid_reply=False, error="")
     return Loaded(messages, boundaries, found.warnings(path.name), meta, found.read, as_archive.warnings(path.name),
                   found.notes(), found.bad, found.answer_lost, found.calls_lost, marked)

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from .. import crashpoints, stop_signals
+from .. import crashpoints, secrets, stop_signals
 from . import journal, last_run, listing, locks, remembered, unreadable, unused
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
@@ -262,6 +262,11 @@ class SessionStore:
         """Mark that the turn's limit of `limit` model requests stopped it (last_run.py)."""
         self.append_meta(**{last_run.AT_LIMIT: limit})
 
+    def note_error(self, cause: str) -> None:
+        """Mark that the turn ended on an error, `cause` in a few words (last_run.ENDED_ON_ERROR), redacted
+        as the error's line is: a key or a URL's password in it is not saved."""
+        self.append_meta(**{last_run.ENDED_ON_ERROR: secrets.hide_url_passwords(secrets.redact(cause))})
+
     @stop_signals.writing
     def archive(self, stamp: datetime | None = None) -> Path:
         """Copy the full transcript aside before a compaction rewrites it.
@@ -301,7 +306,7 @@ class SessionStore:
         b = {**b, listing.KEY: listing.carried(self.path, str(b.get("trigger", "")), listing.counted(messages),
                                                  start_of)}
         meta = remembered.read_meta(self.path)  # the session's settings outlive the rewrite
-        for mark in (last_run.STOPPED, last_run.AT_LIMIT, last_run.SIGNALLED):  # of where the old history was
+        for mark in (last_run.STOPPED, last_run.AT_LIMIT, last_run.SIGNALLED, last_run.ENDED_ON_ERROR):  # of where the old history was
             meta.pop(mark, None)
         if self._options is not None and not self._until_reply:
             meta[remembered.KEY] = self._options

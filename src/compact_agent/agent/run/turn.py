@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.usage import RunUsage, UsageLimits
 
@@ -244,9 +245,12 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
         _recover(s)
         _save_cut(s, partial)
         raise
-    except BaseException:
+    except BaseException as e:
         _recover(s)
         _save_cut(s, partial)
+        if isinstance(e, Exception) and not isinstance(e, UsageLimitExceeded):  # a limit's stop is marked so
+            with contextlib.suppress(Exception):  # unsaved (a full disk), a load says what it said before
+                s.store.note_error(error_cause(e))  # where the history still ends here, the next load says it
         raise
     # In the shape the next turn gets it back in (an attachment's request joined with the prompt's):
     # numbered now as it will be then, and as the session resumed from the file is.
@@ -302,3 +306,23 @@ def _recover(s: TurnSession) -> None:
     s.messages = s.store.load().messages
     s.cm.resume(s.messages)
     s._save_read_state()
+
+
+def error_cause(e: BaseException) -> str:
+    """Why a turn failed, in a few words, for the mark a load reads (last_run.ENDED_ON_ERROR): 'the
+    server at URL did not answer (connection refused)', 'the server refused the request as too long
+    for its window'; otherwise the first clause of its error line ('the provider answered HTTP 401: …')."""
+    from pydantic_ai.exceptions import ModelConnectionError
+
+    from ...context.plumbing.overflow import as_overflow
+    from ...error_causes import endpoint
+    from ...error_text import connection_reason
+    from .retry import is_timeout
+
+    if isinstance(e, ModelConnectionError):
+        why = "no answer in time" if is_timeout(e) else connection_reason(e)[0].split(":")[0]
+        return f"the server{endpoint(e)} did not answer ({why})"
+    if as_overflow(e) is not None:
+        return "the server refused the request as too long for its window"
+    said = describe_error(e, "", "").split("; ")[0]
+    return said if len(said) <= 160 else said[:159] + "…"
