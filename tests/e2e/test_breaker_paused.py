@@ -24,13 +24,14 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
 from .scripted import FileTaskAgent, is_summary_request, make_project, task_text
 
-N = 14
+N = 30  # reads enough for three compactions to be tried (previews of reads are small since d78f4078)
 
 
 def session(tmp_path: Path, server: FakeOpenAIServer) -> AgentSession:
     opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
                           context_window=12_000, permission_mode="yes", home=tmp_path / "home",
-                          settings=Settings(memory_enabled=False, collapse_enabled=False, compaction_records=False))
+                          settings=Settings(memory_enabled=False, collapse_enabled=False, compaction_records=False,
+                                            microcompact_trigger=1000))
     return AgentSession(opts)
 
 

@@ -60,7 +60,8 @@ async def test_circuit_breaker_stops_auto_compaction_after_three_failures(tmp_pa
     events = []
     with FakeOpenAIServer(responder, window=128_000) as server:
         s = session(tmp_path, server, window=12_000, settings=Settings(memory_enabled=False, collapse_enabled=False,
-                                                                       compaction_records=False))  # nothing else to fall on
+                                                                       compaction_records=False,  # nothing else
+                                                                       microcompact_trigger=1000))  # to fall on
         s.cm.event_sink = events.append
         out = await s.run_turn(task_text(n))
         s.close()
