@@ -1,12 +1,18 @@
 """How the server a session talks to is named: the key its learned windows are kept under
 (`endpoint`: the base URL without its secrets, or `provider:` for a provider's own API), the
 `label` a session's saved state names it by, how lines show it and how `config --forget-window`
-matches it (server_windows.py keeps the windows; cli_windows.py lists and forgets them)."""
+matches it (server_windows.py keeps the windows; cli_windows.py lists and forgets them), and how a
+file of `servers/` is read (`read_json`: the windows' and the joined turns' alike)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+from pathlib import Path
+from typing import Any
+
+from ...regular_file import read_own
 
 #: The variable a provider's client takes its address from when it is given none (models.py gives
 #: none without --base-url): the server a session talks to is there.
@@ -53,3 +59,18 @@ def matches(key: str, which: str) -> bool:
 def forget_hint(key: str) -> str:
     """`(compact-agent config --forget-window URL forgets it)`, the URL quoted for a shell (`?`, `&`)."""
     return f"(compact-agent config --forget-window {shlex.quote(key[:-1] if key.endswith(':') else key)} forgets it)"
+
+
+MISSING = object()  # read_json: no file, or none that could be read
+
+
+def read_json(path: Path) -> tuple[Any, str | None]:
+    """What a file of `servers/` holds (`MISSING` for no file), and why it could not be read (None
+    when it could, or is missing): not UTF-8, not JSON, or the system's words."""
+    try:
+        return json.loads(read_own(path)), None
+    except FileNotFoundError:
+        return MISSING, None
+    except (OSError, ValueError, RecursionError) as e:
+        return MISSING, "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
+            if isinstance(e, ValueError | RecursionError) else getattr(e, "strerror", None) or "cannot be read"

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ...config import home_dir
-from ...regular_file import read_own
 from ...session.files import atomic_write
-from .server_keys import endpoint, matches
+from .server_keys import MISSING, endpoint, matches, read_json
 from .server_windows import FOLDER, locked
 
 log = logging.getLogger(__name__)
@@ -103,14 +102,9 @@ def _read(path: Path) -> dict[str, dict[str, str | None]]:
     """What is kept, each model with when it was learned; a file missing keeps nothing, and one that
     cannot be read or is in another shape too, which a warning says (once: `config` listed none, as
     if none was kept); an entry in another shape is passed over."""
-    try:
-        data = json.loads(read_own(path))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, RecursionError) as e:
-        why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
-            if isinstance(e, ValueError | RecursionError) else getattr(e, "strerror", None) or "cannot be read"
-        log.warning("ignoring the servers user messages are sent joined to, kept in %s: %s", path, why)
+    if (got := read_json(path))[1] is not None:
+        log.warning("ignoring the servers user messages are sent joined to, kept in %s: %s", path, got[1])
+    if (data := got[0]) is MISSING:
         return {}
     joined = data.get("joined") if isinstance(data, dict) else None
     if not isinstance(joined, dict):

@@ -45,6 +45,7 @@ from ...cli_numbers import MAX_WINDOW
 from ...config import home_dir
 from ...regular_file import read_own
 from ...session.files import atomic_write, ensure_private_dir, remove_stale_temps
+from .server_keys import MISSING, read_json
 from .server_keys import endpoint as endpoint
 from .server_keys import forget_hint as forget_hint
 from .server_keys import label as label
@@ -145,14 +146,9 @@ def _read(path: Path) -> dict[str, dict[str, Kept]]:
     """The windows kept, each a positive int; anything else in the file (edited by hand, torn) is
     skipped, and a file that cannot be read keeps nothing, which a warning says (once): it was
     `server windows learned: none`, as if the file held none."""
-    try:
-        data = json.loads(read_own(path))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, RecursionError) as e:
-        why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
-            if isinstance(e, ValueError | RecursionError) else getattr(e, "strerror", None) or "cannot be read"
-        log.warning("ignoring the server windows learned in %s: %s", path, why)
+    if (got := read_json(path))[1] is not None:
+        log.warning("ignoring the server windows learned in %s: %s", path, got[1])
+    if (data := got[0]) is MISSING:
         return {}
     windows = data.get("windows") if isinstance(data, dict) else None
     if not isinstance(windows, dict):
