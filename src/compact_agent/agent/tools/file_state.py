@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage
 
+from ...context.compaction.ledger import reads
 from ...regular_file import read_own
 from ...session.store import atomic_write
 from ..safety.checked_open import open_folder, swapped, where_opened
@@ -54,20 +55,10 @@ def _key(path: Path | str) -> Path:
 
 
 def read_paths_in_view(messages: list[ModelMessage]) -> list[str]:
-    """Paths the model has a read_file result of in these messages (each call is paired with its result)."""
-    out: list[str] = []
-    for m in messages:
-        if not isinstance(m, ModelResponse):
-            continue
-        for part in m.parts:
-            if isinstance(part, ToolCallPart) and part.tool_name == "read_file":
-                try:
-                    path = part.args_as_dict().get("path")
-                except (ValueError, AssertionError):  # arguments that are not a JSON object
-                    continue
-                if isinstance(path, str):
-                    out.append(path)
-    return out
+    """Paths the model has a read_file result of in these messages (each call is paired with its
+    result), not a read whose result says it failed: an offset past the end kept after a compaction
+    held none of the file, and edit_file trusted the read the compaction had summarised away."""
+    return [path for call, path in reads(messages, done=True) if call.tool_name == "read_file"]
 
 
 class ReadFileState:
