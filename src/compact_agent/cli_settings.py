@@ -29,6 +29,10 @@ def url_problem(url: str | None) -> str | None:
     if url is None:
         return None
     shown = shown_url(url)
+    if held := ("a line break" if any(c in "\r\n" for c in url) else "a control character" if any(
+            ord(c) < 0x20 or ord(c) == 0x7F for c in url) else "a space" if any(c.isspace() for c in url) else ""):
+        # The parser drops some of these; the HTTP client refused them in its own words, exit 1.
+        return f"{quoted(shown)} is not an address (it holds {held}; e.g. http://localhost:8000/v1)"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is not a number

@@ -395,9 +395,14 @@ def test_an_endpoint_that_is_not_an_address_is_refused_before_a_session(cli):
     to read as a network failure, or as an exception's text)."""
     for url, said in (("notaurl", "is not an http:// or https:// address"), ("ftp://x/v1", "is not an http://"),
                       ("http://[::1", "is not an address (an IPv6 host's [ has no closing ]"),
-                      ("http://h:abc/v1", "is not an address (its port is not a number")):
+                      ("http://h:abc/v1", "is not an address (its port is not a number"),
+                      # a pasted line break, a tab, a space: the HTTP client said it in its words, exit 1
+                      ("http://127.0.0.1:9/v1\n", "is not an address (it holds a line break"),
+                      ("http://127.0.0.1:9/\tv1", "is not an address (it holds a control character"),
+                      ("http://127.0.0.1:9/v1 ", "is not an address (it holds a space")):
         res = cli("-p", "x", "--model", "m", "--api-key", "k", "--base-url", url)
-        assert res.code == 2 and res.stderr.startswith(f"compact-agent: --base-url: {url!r} {said}"), res.stderr
+        shown = "'" + url.replace("\n", "\\n") + "'"  # as words.quoted shows what was given
+        assert res.code == 2 and res.stderr.startswith(f"compact-agent: --base-url: {shown} {said}"), res.stderr
         assert res.stderr.count("\n") == 1
     assert cli.sessions() == []
 
