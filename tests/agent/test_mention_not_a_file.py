@@ -6,6 +6,7 @@ is not a regular file."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -37,10 +38,8 @@ def test_a_fifo_named_with_at_is_said_to_be_no_regular_file(tmp_path: Path) -> N
     # A guard, should a change ever open the FIFO: a writer comes and goes, and the test fails, not hangs.
     def release() -> None:
         for name in ("pipe.txt", "shot.png"):
-            try:
+            with contextlib.suppress(OSError):  # no reader waiting on it
                 os.close(os.open(tmp_path / name, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:  # no reader waiting on it
-                pass
     guard = threading.Timer(10, release)
     guard.start()
     try:

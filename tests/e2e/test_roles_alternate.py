@@ -146,8 +146,7 @@ async def test_llama_cpps_refusal_is_sent_once_not_retried_then_sent_joined() ->
         assert [status for _, status, _ in server.rejected] == [500] and len(server.requests) == 2
         async with build_model("local", base_url=server.base_url, api_key="k").request_stream(
                 asked, None, ModelRequestParameters()) as streamed:
-            async for _ in streamed:
-                pass
+            assert [_ async for _ in streamed]  # the streamed reply read to its end
         assert [p.content for p in streamed.get().parts if isinstance(p, TextPart)] == ["the task\n\na digest"]
         assert [status for _, status, _ in server.rejected] == [500, 500] and len(server.requests) == 4
         assert [r.stream for r in server.requests] == [False, False, True, True]

@@ -3,6 +3,7 @@ small histories with tool call/result pairs."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -101,3 +102,27 @@ def pairs_history(n: int, *, big: int = 0) -> list[ModelMessage]:
 
 def all_files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()]
+
+
+def answered_session(home: Path, cwd: Path, server: FakeOpenAIServer) -> AgentSession:
+    """A session (`session`) whose one turn `hi` the server answered, closed: its files on disk."""
+    s = session(home, cwd, server)
+
+    async def first() -> None:
+        try:
+            await s.run_turn("hi")
+        finally:
+            await s.aclose()
+
+    asyncio.run(first())
+    return s
+
+
+def not_a_file(path: Path, kind: str) -> None:
+    """A FIFO (`fifo`) or a link to /dev/zero (any other `kind`) in the place of `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")

@@ -5,36 +5,22 @@ REPL's commands are the same functions (ui/commands.py), so a resumed `-p` run c
 
 from __future__ import annotations
 
-import asyncio
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .common import cli, session
+from .common import answered_session, cli, not_a_file
 
 
 @pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
 def test_status_and_history_skip_an_archive_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(lambda req: Reply.text("answered"), window=9_000) as server:
-        s = session(home, cwd, server)
-
-        async def first() -> None:
-            try:
-                await s.run_turn("hi")
-            finally:
-                await s.aclose()
-
-        asyncio.run(first())
-        s.store.archive_dir.mkdir(parents=True, exist_ok=True)
+        s = answered_session(home, cwd, server)
         planted = s.store.archive_dir / f"{s.session_id}-20261206-000000-000000.jsonl"
-        if kind == "fifo":
-            os.mkfifo(planted)
-        else:
-            planted.symlink_to("/dev/zero")
+        not_a_file(planted, kind)
         assert s.store.archives() == [planted]  # named as an archive is: the store lists it
         runs = {command: cli(home, cwd, "-r", s.session_id, "-p", command, "--model", "fake-model",
                              "--base-url", server.base_url, "--context-window", "9000", "--api-key", "k",

@@ -6,8 +6,6 @@ usage file or the event log to append) and /dev/zero filled memory."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 from pathlib import Path
 
 import pytest
@@ -15,37 +13,20 @@ import pytest
 from compact_agent.agent.run.server_windows import FILE, FOLDER
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from .common import cli, session
+from .common import answered_session, cli, not_a_file
 from .harness import Zygote
 
 SIDE = ("usage.jsonl", "layers.json", "read_state.json", "todos.json", "checkpoints/checkpoints.json", "events.jsonl")
-
-
-def _put(path: Path, kind: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    if kind == "fifo":
-        os.mkfifo(path)
-    else:
-        path.symlink_to("/dev/zero")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
 def test_continue_answers_whatever_is_in_their_place(tmp_path: Path, zygote: Zygote, kind: str) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(lambda req: Reply.text("answered"), window=9_000) as server:
-        s = session(home, cwd, server)
-
-        async def first() -> None:
-            try:
-                await s.run_turn("hi")
-            finally:
-                await s.aclose()
-
-        asyncio.run(first())
+        s = answered_session(home, cwd, server)
         for name in SIDE:
-            _put(s.store.dir / name, kind)
-        _put(home / FOLDER / FILE, kind)
+            not_a_file(s.store.dir / name, kind)
+        not_a_file(home / FOLDER / FILE, kind)
         run = cli(home, cwd, "-c", "-p", "/cost", "--model", "fake-model", "--base-url", server.base_url,
                   "--context-window", "9000", "--api-key", "k", zygote=zygote, timeout=30)
         again = cli(home, cwd, "-c", "-p", "again", "--model", "fake-model", "--base-url", server.base_url,

@@ -5,6 +5,7 @@ input tokens are the request's estimate), and /cost says so."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -27,6 +28,23 @@ def answer(req) -> Reply:
     return Reply.text(STALL if req.last_user_text() == "tell me slowly" else "fine")
 
 
+def stall(handler: Any, begun: list[bytes], pipe: list[Any]) -> None:
+    """Stream the reply's first events `begun`, press Ctrl-C in the REPL once the last of them is out,
+    then keep the stream open (a comment now and then, which clients skip) until the client leaves."""
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream; charset=utf-8")
+    handler.send_header("transfer-encoding", "chunked")
+    handler.end_headers()
+    with contextlib.suppress(OSError):  # the client left: the stop
+        for n, data in enumerate([*begun, *[b": waiting\n\n"] * 400]):
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            handler.wfile.flush()
+            if n == len(begun):
+                pipe[0].send_text("\x03")  # Ctrl-C, once the reply has begun
+            time.sleep(0.02)  # the server's pace, not the test's clock: a stream that stalls
+    handler.close_connection = True
+
+
 class StallingServer(FakeOpenAIServer):
     """Streams the first chunks of the reply `STALL`, then presses Ctrl-C in the REPL and keeps the
     stream open (a comment now and then, which clients skip) until the client leaves."""
@@ -44,24 +62,10 @@ class StallingServer(FakeOpenAIServer):
         def _stream(handler: Any, outcome: Any) -> None:
             if outcome.payload["choices"][0]["message"]["content"] != STALL:
                 return base._stream(handler, outcome)  # type: ignore[attr-defined]
-            handler.send_response(200)
-            handler.send_header("content-type", "text/event-stream; charset=utf-8")
-            handler.send_header("transfer-encoding", "chunked")
-            handler.end_headers()
             first = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "fake-model",
                      "choices": [{"index": 0, "delta": {"role": "assistant", "content": "a reply "},
                                   "finish_reason": None}]}
-            chunks = [f"data: {json.dumps(first)}\n\n".encode(), *[b": waiting\n\n"] * 400]
-            try:
-                for n, data in enumerate(chunks):
-                    handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                    handler.wfile.flush()
-                    if n == 1:
-                        pipe[0].send_text("\x03")  # Ctrl-C, once the reply has begun
-                    time.sleep(0.02)
-            except OSError:
-                pass  # the client left: the stop
-            handler.close_connection = True
+            stall(handler, [f"data: {json.dumps(first)}\n\n".encode()], pipe)
 
         self._httpd.RequestHandlerClass = type("Stalling", (base,), {"_stream": _stream})
         return self
@@ -84,21 +88,7 @@ class StallingAnthropic(FakeAnthropicServer):
         def _stream(handler: Any, outcome: Any) -> None:
             if outcome.payload["content"][0]["text"] != STALL:
                 return base._stream(handler, outcome)  # type: ignore[attr-defined]
-            handler.send_response(200)
-            handler.send_header("content-type", "text/event-stream; charset=utf-8")
-            handler.send_header("transfer-encoding", "chunked")
-            handler.end_headers()
-            chunks = [e.encode() for e in outcome.events[:3]] + [b": waiting\n\n"] * 400
-            try:
-                for n, data in enumerate(chunks):
-                    handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                    handler.wfile.flush()
-                    if n == 3:
-                        pipe[0].send_text("\x03")  # Ctrl-C, once the reply has begun
-                    time.sleep(0.02)
-            except OSError:
-                pass
-            handler.close_connection = True
+            stall(handler, [e.encode() for e in outcome.events[:3]], pipe)
 
         self._httpd.RequestHandlerClass = type("Stalling", (base,), {"_stream": _stream})
         return self

@@ -90,10 +90,9 @@ def priced(response: ModelResponse) -> RequestUsage:
     usage = response.usage
     if not hasattr(usage, "cost") or getattr(usage, "cost", None) is not None or not response.model_name:
         return usage
-    try:
+    # LookupError for a model it cannot price, ValueError for usage it cannot: the cost stays unknown
+    with contextlib.suppress(Exception):
         usage.cost = response.cost().total_price
-    except Exception:  # noqa: BLE001 - LookupError for a model it cannot price, ValueError for usage it cannot
-        pass
     return usage
 
 
