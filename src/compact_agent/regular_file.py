@@ -3,6 +3,13 @@ which the terminal agent's config, instruction and session side files go through
 
 from __future__ import annotations
 
-from .context.plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped, read_own
+from .context.plumbing.regular_file import (
+    OWN_FILE_CAP,
+    NotRegular,
+    TooLarge,
+    open_regular,
+    read_capped,
+    read_own,
+)
 
-__all__ = ["OWN_FILE_CAP", "NotRegular", "TooLarge", "read_capped", "read_own"]
+__all__ = ["OWN_FILE_CAP", "NotRegular", "TooLarge", "open_regular", "read_capped", "read_own"]

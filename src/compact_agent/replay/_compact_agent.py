@@ -31,6 +31,7 @@ not followed is said in a note, with why.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -49,6 +50,7 @@ from pydantic_ai.messages import (
 )
 
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS, is_synthetic_text
+from ..regular_file import NotRegular
 from ..session.archives import archive_moment
 from ..session.listing import NOT_FOLDING
 from ..session.orphans import ARCHIVES
@@ -183,10 +185,24 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
                             "replaying from the compacted history")
             break
         read.add(str(archive))
-        path, loaded = archive, load_session_file(archive)
+        try:  # opened once, a link not followed: what `find` checked cannot be swapped for a pipe or a link since
+            loaded = load_session_file(archive, follow_links=False)
+        except OSError as e:
+            warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction ({boundary.archive}) "
+                            f"is not followed: {_unreadable(e)}; replaying from the compacted history")
+            break
+        path = archive
         warnings += loaded.archive_warnings
         chain.append((path, loaded))
     return chain, warnings
+
+
+def _unreadable(e: OSError) -> str:
+    """Why an archive that passed `Archives.find` could not be read when it was opened."""
+    if isinstance(e, NotRegular):
+        return ("it is a link now (not followed)" if e.errno == errno.ELOOP
+                else "it is not a regular file now (a pipe, a device or a folder)")
+    return f"it cannot be read ({e.strerror or e})"
 
 
 def rebuild(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:

@@ -140,7 +140,10 @@ def load_transcript(path: Path) -> Transcript:
     path = Path(path)
     sniffed = _sniff(path)
     if sniffed.format == "compact-agent":
-        messages, compactions, warnings = _compact_agent.load(path)
+        try:  # opened again to be read whole: a pipe or a device swapped in since the sniff is refused, not waited on
+            messages, compactions, warnings = _compact_agent.load(path)
+        except OSError as exc:
+            raise _cannot_read(path, exc) from None
         warnings += [said] if (said := set_aside_absurd_usage(messages)) else []
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, recorded_compactions=compactions,
                           warnings=warnings)

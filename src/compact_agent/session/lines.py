@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import secrets
+from ..regular_file import open_regular
 from .journal import utf8_safe
 
 #: A lone surrogate's escape in a line's bytes (`\ud800`), which UTF-8 cannot hold.
@@ -25,13 +26,17 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
-def _file_lines(path: Path, cap: int | None = None) -> Iterator[bytes | None]:
+def _file_lines(path: Path, cap: int | None = None, *, follow_links: bool = True) -> Iterator[bytes | None]:
     """The lines of `path` (without newlines), read in chunks; a line over `cap` bytes is
-    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file."""
+    dropped while it is read and yields None. Memory stays at about `cap`, whatever the file.
+
+    The file is opened once, without blocking, and read only when that descriptor is a regular
+    file (regular_file.open_regular: NotRegular otherwise, and for a link when `follow_links` is
+    False), so a FIFO or a device swapped in after a caller's check neither hangs nor floods the read."""
     cap = MAX_LINE_BYTES if cap is None else cap
     buf = bytearray()
     skipping = False
-    with path.open("rb") as f:
+    with open_regular(path, follow_links=follow_links) as f:
         while chunk := f.read(_CHUNK):
             start = 0
             while (nl := chunk.find(b"\n", start)) >= 0:

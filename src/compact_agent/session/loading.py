@@ -72,8 +72,12 @@ def newer(entry: dict[str, Any]) -> bool:
 
 
 def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | None = None,
-                      own_prompt: str | None = None) -> Loaded:
+                      own_prompt: str | None = None, *, follow_links: bool = True) -> Loaded:
     """Read a session file, skipping what cannot be understood; never raises on bad content.
+
+    The file is opened once and read from that descriptor only when it is a regular file
+    (lines.py): regular_file.NotRegular, an OSError, for a FIFO, a device or a folder, and for a
+    link when `follow_links` is False; a missing file reads as an empty session.
 
     A typed message saved before its turn (a `prompt` entry) that no request carried and that was
     not marked unsent is read as the user's message at its place, unanswered (the run died before
@@ -84,7 +88,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if not path.exists():
         return Loaded(messages, boundaries, [], meta)
     found = LoadProblems()
-    entries, found.bad, found.fixed = _parse_lines(_file_lines(path, MAX_LINE_BYTES))
+    entries, found.bad, found.fixed = _parse_lines(_file_lines(path, MAX_LINE_BYTES, follow_links=follow_links))
     entries, found.moved = _in_parent_order(entries)
     settled = _prompts_settled(entries)
     seen: set[str] = set()

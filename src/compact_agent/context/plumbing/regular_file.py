@@ -10,11 +10,13 @@ never more than the caller's cap, so no path can hang start-up or fill memory.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["OWN_FILE_CAP", "NotRegular", "TooLarge", "read_capped", "read_own"]
+__all__ = ["OWN_FILE_CAP", "NotRegular", "TooLarge", "open_regular", "read_capped", "read_own"]
 
 
 #: The most a file kept beside a session (its plan, what was read, the layers' decisions and logs,
@@ -30,6 +32,32 @@ class TooLarge(OSError):
     """The file is longer than the cap."""
 
 
+def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
+    """The regular file `path`, opened once for reading: what is read comes from the descriptor
+    checked, so nothing swapped in after a caller's own check (a FIFO, a device, a link) is read.
+
+    Opened without blocking (a FIFO's open waits for no writer); FileNotFoundError when it is
+    missing; NotRegular when the opened file is not a regular file, or, with `follow_links` False,
+    when the path itself is a link (not followed, O_NOFOLLOW: a caller that checked where the path
+    leads is not led elsewhere)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if not follow_links and e.errno == errno.ELOOP:
+            raise NotRegular(errno.ELOOP, "a link, not followed", str(path)) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_capped(path: Path, cap: int, *, truncate: bool = False) -> bytes:
     """At most `cap` bytes of the regular file `path`.
 
@@ -37,21 +65,12 @@ def read_capped(path: Path, cap: int, *, truncate: bool = False) -> bytes:
     opened descriptor, so a swap after a check cannot slip a FIFO in); TooLarge when it is longer
     than `cap`, unless `truncate` asks for its first `cap` bytes instead.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(f"{path}: not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= cap:
-            chunk = os.read(fd, min(65_536, cap + 1 - size))
-            if not chunk:
-                break
+    chunks: list[bytes] = []
+    size = 0
+    with open_regular(path) as f:  # read in chunks: a read of cap + 1 at once takes that much memory first
+        while size <= cap and (chunk := f.read(min(65_536, cap + 1 - size))):
             chunks.append(chunk)
             size += len(chunk)
-    finally:
-        os.close(fd)
     data = b"".join(chunks)
     if len(data) > cap:
         if not truncate:
