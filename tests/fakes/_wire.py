@@ -312,9 +312,12 @@ def check_window(prompt_tokens: int, body: JSONDict, window: int, style: Overflo
     """Reject a prompt that, with the requested completion budget, doesn't fit the context window.
 
     Same code and wording as OpenAI by default: pydantic-ai turns this into `ModelContextWindowExceededError`.
+    llama.cpp's server checks the prompt alone, and refuses one that fills its slot's context: `n_tokens() >=
+    n_ctx` (tools/server/server-context.cpp); the `max_tokens` asked for only caps what it writes, which stops
+    where the context is full.
     """
     budget = body.get("max_completion_tokens") or body.get("max_tokens") or 0
-    if prompt_tokens + budget <= window:
+    if (prompt_tokens < window) if style == "llama.cpp" else (prompt_tokens + budget <= window):
         return
     if style == "llama.cpp":
         raise WireError(400, {"error": {

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
+from . import _windows
 from ._http import Outcome, make_handler
 from ._wire import (
     JSONDict,
@@ -308,6 +309,12 @@ class FakeOpenAIServer:
             alternate (`_wire.check_roles_alternate`: Mistral's, as vLLM applies it): two user messages with no
             answer between them are a 400 in that template's words; "llama.cpp": a 500, as llama.cpp's server
             with `--jinja` answers it.
+        reports: answer where that server says its window, as it does (`_windows`): "vllm" lists each model with
+            `max_model_len` (`window`); "llama.cpp" answers `GET /props` (`n_ctx`: `window`) and lists its model
+            with `meta.n_ctx_train` (`trained`); "ollama" answers `POST /api/show` (`num_ctx`: `window`, where
+            `num_ctx_set`, and `<arch>.context_length`: `trained`) and `GET /api/ps` (`context_length`: `window`,
+            once the model is loaded: `loaded`, or after its first chat request). None: none of them (a server
+            behind a proxy that forwards its chat and model list only, or one that reports nothing).
     """
 
     def __init__(
@@ -327,7 +334,12 @@ class FakeOpenAIServer:
         models_fault: Fault | None = None,
         thinking_mode: bool = False,
         alternating_roles: bool | Literal["llama.cpp"] = False,
+        reports: _windows.Reports | None = None,
+        trained: int = 131_072,
+        num_ctx_set: bool = True,
+        loaded: bool = False,
     ) -> None:
+        self.reports, self.trained, self.num_ctx_set, self.loaded = reports, trained, num_ctx_set, loaded
         self.responder, self.faults, self.overflow = responder, faults, overflow
         self.writes_at_most = dict(writes_at_most or {})
         self.serves, self.lists_models, self.models_fault = tuple(serves), lists_models, models_fault
@@ -404,9 +416,14 @@ class FakeOpenAIServer:
     # ---------------------------------------------------------------------------------------------- serve
 
     def serve_get(self, path: str, headers: dict[str, str]) -> Outcome:
-        """`GET /v1/models` and `GET /v1/models/{model}`, behind the same auth as chat."""
+        """`GET /v1/models` and `GET /v1/models/{model}`, behind the same auth as chat; `/props` or `/api/ps` as
+        the server `reports` answers them."""
         if (error := self._auth_error(headers)) is not None:
             return Outcome(error.status, error.body)
+        if path == "/props" and self.reports == "llama.cpp":
+            return Outcome(200, _windows.llama_cpp_props(self.model, self.window))
+        if path == "/api/ps" and self.reports == "ollama":
+            return Outcome(200, _windows.ollama_ps(self.model, self.window, self.loaded))
         fault = self.models_fault
         if fault is not None and fault.kind == "http":
             return Outcome(fault.status, fault.body, fault.headers)
@@ -417,7 +434,7 @@ class FakeOpenAIServer:
         return self._models(path)
 
     def _models(self, path: str) -> Outcome:
-        models = [{"id": name, "object": "model", "created": _CREATED, "owned_by": "fake"}
+        models = [self._listed(name)
                   for name in (self.served_models() if self.lists_models is True else self.lists_models or ())]
         if self.lists_models is False:
             return Outcome(404, error_body(f"Invalid URL (GET {path})"))
@@ -428,12 +445,25 @@ class FakeOpenAIServer:
                 return Outcome(200, model)
         return Outcome(404, error_body(f"Invalid URL (GET {path})"))
 
+    def _listed(self, name: str) -> JSONDict:
+        """A model as the model list shows it: as the server `reports` lists it, else OpenAI's plain entry."""
+        if self.reports == "vllm":
+            return _windows.vllm_model(name, self.window)
+        if self.reports == "llama.cpp":
+            return _windows.llama_cpp_model(name, self.trained)
+        if self.reports == "ollama":
+            return _windows.ollama_model(name)
+        return {"id": name, "object": "model", "created": _CREATED, "owned_by": "fake"}
+
     def served_models(self) -> list[str]:
         """Every model it serves: `model`, then `serves` and `writes_at_most`'s."""
         return list(dict.fromkeys([self.model, *self.serves, *self.writes_at_most]))
 
     def serve_post(self, path: str, raw: bytes, headers: dict[str, str]) -> Outcome:
-        """Answer `POST /v1/chat/completions` (or `/chat/completions`): see the class docstring for the order."""
+        """Answer `POST /v1/chat/completions` (or `/chat/completions`): see the class docstring for the order.
+        An Ollama (`reports`) answers `POST /api/show` too."""
+        if path == "/api/show" and self.reports == "ollama":
+            return self._show(raw)
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return Outcome(404, error_body(f"Invalid URL (POST {path})"))
         try:
@@ -473,6 +503,17 @@ class FakeOpenAIServer:
             200, completion, stream=req.stream, include_usage=include_usage, fault=kind, delay=delay,
             trickle=trickle, change=fault.change if fault is not None else None,
         )
+
+    def _show(self, raw: bytes) -> Outcome:
+        """Ollama's `POST /api/show` of the model its body names (`model`, or `name` as older clients send)."""
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        name = (body.get("model") or body.get("name")) if isinstance(body, dict) else None
+        if name not in self.served_models():
+            return Outcome(404, {"error": f"model '{name}' not found"})
+        return Outcome(200, _windows.ollama_show(str(name), self.window if self.num_ctx_set else None, self.trained))
 
     def _auth_error(self, headers: dict[str, str]) -> WireError | None:
         header = headers.get("authorization", "")
@@ -522,6 +563,7 @@ class FakeOpenAIServer:
             check_roles_alternate(req.messages, as_llama_cpp=self.alternating_roles == "llama.cpp")
         validate_tools(req.body)
         check_window(req.prompt_tokens, req.body, self.window, self.overflow)
+        self.loaded = True  # Ollama's model is loaded by the first request it takes (`GET /api/ps`)
         reply = self.responder(req)
         if reply.error_status is not None:
             raise WireError(reply.error_status, reply.error_body or {}, reply.error_headers)
