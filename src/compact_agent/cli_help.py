@@ -53,7 +53,7 @@ def nothing_spent() -> dict[str, object]:
     session was opened: no request made, nothing spent, nothing compacted, refused or written to an
     instruction file. Every result object has them, so a script reads `usage` of a failed run as of
     any other."""
-    return {"num_turns": 0, "total_cost_usd": 0.0,
+    return {"num_turns": 0, "refused_requests": 0, "total_cost_usd": 0.0,
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
                       "summary_requests": 0, "memory_requests": 0},
             "compactions": [], "permission_denials": [], "instruction_files_changed": [], "learned_window": None}

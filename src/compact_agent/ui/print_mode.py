@@ -185,7 +185,7 @@ class PrintRun:
         return {"type": "result", "subtype": "error_permission_denied" if refused else "success",
                 "is_error": refused, "result": output, "cut_off": cut, "session_id": saved_id(s),
                 "duration_ms": self.duration_ms(), "num_turns": usage.requests,
-                "total_cost_usd": cost_usd(cost_report(s), s),
+                "refused_requests": refused_requests(s), "total_cost_usd": cost_usd(cost_report(s), s),
                 "usage": used(s, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.requests),
                 "compactions": [compaction_json(c) for c in compactions],
                 **self.refused_and_changed()}
@@ -209,11 +209,19 @@ class PrintRun:
 
         report = cost_report(s)
         main = [e for e in s.ext.ledger.entries if e.kind == "main"]
-        return {"num_turns": len(main), "total_cost_usd": cost_usd(report, s),
+        return {"num_turns": len(main), "refused_requests": refused_requests(s),
+                "total_cost_usd": cost_usd(report, s),
                 "usage": used(s, sum(e.input_tokens for e in main), sum(e.output_tokens for e in main),
                               sum(e.cache_read for e in main), len(main)),
                 "compactions": [compaction_json(c) for c in s.cm.compactions],
                 **self.refused_and_changed()}
+
+
+def refused_requests(s: AgentSession) -> int:
+    """This run's model requests the provider refused with an HTTP error (a prompt too long, then
+    compacted and sent again; a rate limit): sent, yet in neither `num_turns` nor `usage`, which
+    count the requests answered (costs.UsageLedger)."""
+    return s.ext.ledger.refused
 
 
 def used(s: AgentSession, input_tokens: int, output_tokens: int, cache_read: int, requests: int) -> dict[str, int]:

@@ -28,6 +28,7 @@ from types import UnionType
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
@@ -87,6 +88,9 @@ class UsageLedger(AbstractCapability[Any]):
     earlier: list[Entry] = field(default_factory=list)
     removed: int = 0  # tokens compactions have taken out of the history so far (cumulative)
     last_layer_savings: int = 0  # what layers took out of the latest request
+    #: This run's main requests the provider refused with an HTTP error (a prompt too long, then
+    #: compacted and sent again; a rate limit): no usage, so in no entry, yet each was sent.
+    refused: int = 0
     _side_seen: dict[str, int] = field(default_factory=dict)
     _counted: float = 1.0  # the provider's count of the last request it reported, over our estimate
 
@@ -110,6 +114,15 @@ class UsageLedger(AbstractCapability[Any]):
                 usage = partial[-1].usage
                 self._record(ctx, request_context, usage, stopped=True, estimated=not usage.input_tokens)
             raise
+
+    async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+                                     error: Exception) -> ModelResponse:
+        """A request the provider refused (an HTTP error: a prompt too long, then compacted and sent
+        again; a rate limit) reported no usage, so it is in no entry: counted apart (`refused`). The
+        error goes on to the capabilities that recover from it."""
+        if isinstance(error, ModelHTTPError):
+            self.refused += 1
+        raise error
 
     def _record(self, ctx: RunContext[Any], request_context: ModelRequestContext, u: RequestUsage,
                 stopped: bool = False, estimated: bool = False) -> None:
