@@ -75,13 +75,20 @@ def put(path: Path, what: str) -> None:
         path.symlink_to("/dev/zero")
 
 
+def refused(what: str) -> str:
+    """Why a side file `put` made is not read: a pipe is no regular file; a link is not followed
+    (test_cline_side_file_links.py), whatever it leads to."""
+    return ("is not a regular file (a pipe, a device or a folder)" if what == "pipe"
+            else "is a link (to /dev/zero), which the analyzer does not follow")
+
+
 @pytest.mark.parametrize("what", ["pipe", "/dev/zero"])
 def test_a_tasks_ui_messages_that_is_no_regular_file_is_not_read(tmp_path: Path, what: str) -> None:
     folder = task(tmp_path)
     put(folder / "ui_messages.json", what)
     loaded = load_apart(folder / "api_conversation_history.json")
     assert loaded["responses"] == 2
-    assert ("ui_messages.json beside it is not a regular file (a pipe, a device or a folder), not read: its "
+    assert (f"ui_messages.json beside it {refused(what)}, not read: its "
             "recorded usage is not used") in loaded["warnings"]  # type: ignore[operator]
 
 
@@ -91,6 +98,5 @@ def test_an_sdk_sessions_compaction_that_is_no_regular_file_is_not_read(tmp_path
     put(folder / f"{SID}.compaction.json", what)
     loaded = load_apart(folder / f"{SID}.messages.json")
     assert loaded["responses"] == 1
-    assert (f"{SID}.compaction.json beside it, Cline's compaction of the session, is not a regular file (a pipe, a "
-            "device or a folder), not read: the sizes it recorded after that compaction are fitted as if there was "
-            "none") in loaded["warnings"]  # type: ignore[operator]
+    assert (f"{SID}.compaction.json beside it, Cline's compaction of the session, {refused(what)}, not read: the "
+            "sizes it recorded after that compaction are fitted as if there was none") in loaded["warnings"]  # type: ignore[operator]

@@ -32,7 +32,9 @@ summed), except for the OpenAI-compatible provider, whose input already holds th
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -182,22 +184,34 @@ def _counts(message: Any) -> tuple[Mapping[str, Any], float | None, Any] | None:
 def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
     """The task's ``ui_messages.json``, read only as a regular file, without blocking, up to
     MAX_UI_BYTES (regular_file.py): a pipe there waited for a writer for ever, a link to /dev/zero
-    filled memory, and either took the whole run down with it."""
+    filled memory, and either took the whole run down with it. A link in its place is not followed
+    (`side_file_refused`): Cline writes the file itself, never a link."""
     try:
-        document = json.loads(read_capped(path, MAX_UI_BYTES).decode("utf-8", errors="replace"))
+        document = json.loads(read_capped(path, MAX_UI_BYTES, follow_links=False).decode("utf-8", errors="replace"))
     except FileNotFoundError:
         return None
     except TooLarge:
         builder.warnings.append(f"{path.name} beside it is too large to read: its recorded usage is not used")
         return None
-    except NotRegular:
-        builder.warnings.append(f"{path.name} beside it is not a regular file (a pipe, a device or a folder), not read: "
+    except NotRegular as e:
+        builder.warnings.append(f"{path.name} beside it {side_file_refused(path, e)}, not read: "
                                 "its recorded usage is not used")
         return None
     except (OSError, json.JSONDecodeError, RecursionError):
         builder.warnings.append(f"{path.name} beside it cannot be read as JSON: its recorded usage is not used")
         return None
     return document if isinstance(document, list) else None
+
+
+def side_file_refused(path: Path, e: NotRegular) -> str:
+    """Why a file Cline keeps beside a history (`path`) was not read, `e` said as `read_capped` raised
+    it: a link (to where), or not a regular file."""
+    if e.errno != errno.ELOOP:
+        return "is not a regular file (a pipe, a device or a folder)"
+    try:
+        return f"is a link (to {os.readlink(path)}), which the analyzer does not follow"
+    except OSError:  # gone since
+        return "is a link, which the analyzer does not follow"
 
 
 def _truncated_from(entries: list[Any], ui: list[Any], builder: ConversationBuilder) -> int | None:

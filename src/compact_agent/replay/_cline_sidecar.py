@@ -30,6 +30,7 @@ from typing import Any
 from pydantic_ai.usage import RequestUsage
 
 from ..regular_file import NotRegular, TooLarge, read_capped
+from ._cline import side_file_refused
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 
@@ -70,14 +71,15 @@ def compacted_until(path: Path, entries: list[Any], usage: Mapping[int, RequestU
     beside = sidecar(path)
     if beside is None:
         return None
-    try:  # a regular file only, without blocking, up to the cap (regular_file.py): no pipe nor /dev/zero read
-        state = as_mapping(json.loads(read_capped(beside, MAX_SIDECAR_BYTES).decode("utf-8", errors="replace")))
+    try:  # a regular file only, without blocking, up to the cap, no link followed (regular_file.py, _cline.py)
+        state = as_mapping(json.loads(read_capped(beside, MAX_SIDECAR_BYTES, follow_links=False)
+                                      .decode("utf-8", errors="replace")))
     except (FileNotFoundError, TooLarge):
         return None
-    except NotRegular:
-        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, is not a regular file "
-                                "(a pipe, a device or a folder), not read: the sizes it recorded after that compaction are "
-                                "fitted as if there was none")
+    except NotRegular as e:
+        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, "
+                                f"{side_file_refused(beside, e)}, not read: the sizes it recorded after that compaction "
+                                "are fitted as if there was none")
         return None
     except (OSError, json.JSONDecodeError, RecursionError):
         builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, cannot be read as "

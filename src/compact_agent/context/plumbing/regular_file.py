@@ -58,16 +58,17 @@ def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
         raise
 
 
-def read_capped(path: Path, cap: int, *, truncate: bool = False) -> bytes:
+def read_capped(path: Path, cap: int, *, truncate: bool = False, follow_links: bool = True) -> bytes:
     """At most `cap` bytes of the regular file `path`.
 
     FileNotFoundError when it is missing; NotRegular when it is not a regular file (checked on the
-    opened descriptor, so a swap after a check cannot slip a FIFO in); TooLarge when it is longer
-    than `cap`, unless `truncate` asks for its first `cap` bytes instead.
+    opened descriptor, so a swap after a check cannot slip a FIFO in), or a link and `follow_links`
+    is False (its errno ELOOP); TooLarge when it is longer than `cap`, unless `truncate` asks for
+    its first `cap` bytes instead.
     """
     chunks: list[bytes] = []
     size = 0
-    with open_regular(path) as f:  # read in chunks: a read of cap + 1 at once takes that much memory first
+    with open_regular(path, follow_links=follow_links) as f:  # read in chunks: a read of cap + 1 at once takes that much memory first
         while size <= cap and (chunk := f.read(min(65_536, cap + 1 - size))):
             chunks.append(chunk)
             size += len(chunk)
