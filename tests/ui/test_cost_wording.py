@@ -44,3 +44,22 @@ async def test_the_cost_command_counts_the_sessions_compactions(tmp_path):
             assert "compaction kept" not in out
         finally:
             s.close()
+
+
+def test_the_saving_is_priced_against_requests_that_could_have_been_sent():
+    """A request whose history, whole, would have been over the window could not have been sent:
+    its saving counts up to a full window, not the whole history (the net saving was over a run
+    that could not have happened), and the line says what it compares against."""
+    info = REGISTRY["deepseek-chat"]
+    room = info.window - 40_000
+    fits = Entry("main", info, 40_000, 0, 0, 500, room // 2)
+    over = Entry("main", info, 40_000, 0, 0, 500, 5 * info.window)
+    r = report([fits, over])
+    per_token = info.input / 1e6
+    assert r.over_window == 1 and r.avoided_tokens == room // 2 + 5 * info.window
+    assert abs(r.avoided_cost - (room // 2 + room) * per_token) < 1e-9
+    c = Console(record=True, width=400, file=io.StringIO(), markup=False)
+    c.print(render_cost(r, compactions=1))
+    out = c.export_text()
+    assert ("against sending each request whole (1 of them would not have fit the window whole: counted as a "
+            f"full window): ≈ ${r.avoided_cost:.4f} saved at this session's cache mix") in out, out

@@ -185,16 +185,29 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     if r.stopped:
         lines.append(Text(stopped_line(r.stopped, r.estimated)))
     if r.avoided_tokens:
-        saving = (f" (≈ ${r.avoided_cost:.4f} at this session's cache mix); summaries and notes cost "
-                  f"${r.compaction_cost:.4f}; net ≈ ${r.net_saving:.4f}") if known else " (money unknown)"
-        over = f"; {plural(r.over_window, 'request')} would not have fit the window at all" if r.over_window else ""
-        who = (f"{plural(compactions, 'compaction')} and trimming what was sent" if compactions else
-               "no compaction yet; trimming what was sent (large tool results previewed, old tool results cleared, "
-               "old rounds folded)")
-        lines.append(Text(f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests{saving}{over}"))
+        lines.append(Text(saved_words(r, compactions, known)))
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
+
+
+def saved_words(r: CostReport, compactions: int, known: bool) -> str:
+    """What was kept out of the requests, and what that saved against what could have been sent
+    instead: each request whole, or a full window where whole it would not have fit (a provider
+    refuses it). Priced whole, the net saving was over a run that could not have happened, and
+    the line said so only after it (`3 requests would not have fit the window at all`)."""
+    who = (f"{plural(compactions, 'compaction')} and trimming what was sent" if compactions else
+           "no compaction yet; trimming what was sent (large tool results previewed, old tool results cleared, "
+           "old rounds folded)")
+    over = r.over_window
+    whole = "each request whole" + (
+        f" ({over} of them would not have fit the window whole: counted as a full window)" if over else "")
+    if not known:
+        return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests (money unknown)"
+                + (f"; {plural(over, 'request')} would not have fit the window whole" if over else ""))
+    return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests; against sending {whole}: "
+            f"≈ ${r.avoided_cost:.4f} saved at this session's cache mix, summaries and notes cost "
+            f"${r.compaction_cost:.4f}, net ≈ ${r.net_saving:.4f}")
 
 
 def stopped_line(stopped: int, estimated: int) -> str:

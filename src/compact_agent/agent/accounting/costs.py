@@ -13,7 +13,8 @@ miss at DeepSeek and Anthropic; Anthropic charges extra for writes).
 tokens the layers had taken out of that request (history estimate minus what was sent, scaled to
 the provider's count) plus everything compactions had removed before it. Those tokens are priced
 at the request's own mix of hits and misses — an un-compacted prefix would be cached the same
-way — and the summary and notes requests, which exist only because of compaction, are subtracted.
+way — each request's at most up to a full window (whole, a request over it could not have been
+sent), and the summary and notes requests, which exist only because of compaction, are subtracted.
 """
 
 from __future__ import annotations
@@ -248,10 +249,11 @@ class CostReport:
     requests: dict[str, int]
     total: Entry  # token sums over every model (its own price fields are meaningless)
     total_cost: float
-    avoided_tokens: int
+    avoided_tokens: int  # what the layers and compactions kept out of the main requests
+    #: those tokens priced, each request's at most what a full window has room for (`over_window`)
     avoided_cost: float
     compaction_cost: float
-    over_window: int  # main requests that would not have fit the window without compaction
+    over_window: int  # main requests that would not have fit the window without compaction: priced at a full window
     #: requests made without prices, priced at those given since for their model (context_report.cost_report)
     repriced: int = 0
     stopped: int = 0  # requests the user stopped mid-reply, counted with what is known of them
@@ -294,9 +296,12 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
         if e.kind == "main" and e.avoided:
             avoided_tokens += e.avoided
             per_token = e.input_cost / e.input_tokens if e.input_tokens else e.info.input / 1e6
-            avoided_cost += e.avoided * per_token
-            limit = window(e.info) if window else e.info.window
-            if e.input_tokens + e.avoided > limit:
+            # Priced against a request that could have been sent: whole, or a full window where whole
+            # it would not have fit (a provider refuses it). Priced whole, `net` was a saving over a
+            # run that could not have happened.
+            room = max(0, (window(e.info) if window else e.info.window) - e.input_tokens)
+            avoided_cost += min(e.avoided, room) * per_token
+            if e.avoided > room:
                 over += 1
         elif e.kind != "main":
             compaction_cost += e.cost
