@@ -51,7 +51,8 @@ def test_compact_preview_shows_what_it_keeps_and_asks_before_committing(tmp_path
             asked = term.read_until(QUESTION, shown)
             preview = " ".join(term.text(shown, asked).split())
             assert "PREVIEWED-SUMMARY-0" in preview
-            assert re.search(r"\d messages replaced by the summary keeps: the summary [\d,]+ · the newest (message|\d+ messages) "
+            assert re.search(r"\d messages replaced by the summary keeps: the summary [\d,]+ · "
+                             r"(?:(?:the message|\d+ messages) you typed [\d,]+ · )?the newest (message|\d+ messages) "
                          r"verbatim [\d,]+ · instructions and tools [\d,]+ tokens", preview), preview
             assert "compacting" not in term.text(asked)  # no spinner redrawn over the question
             term.type("n\r")

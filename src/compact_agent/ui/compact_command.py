@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from ..agent.run.first_request import prepare
+from ..agent.run.manual import summary_split
 from ..agent.run.runner import AgentSession
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .approval import nothing
@@ -151,7 +152,7 @@ def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verb
     messages are the first ones (`--from N`); by default, where `strategy` is `partial_from`."""
     if total is not None:
         parts = summed_to(parts, total)
-    out = [f"{WHAT.get(strategy, 'the summary')} {parts.get('summary', 0):,}"]
+    out = summary_parts(parts, strategy)
     n = int(parts.get("verbatim_messages", 0))
     if n:  # `--from N` keeps the messages before N, the first ones, and the answer it ends at; any other the newest
         first = strategy == "partial_from" if first is None else first
@@ -171,6 +172,36 @@ def kept_parts(parts: Mapping[str, Any], cwd: Path, strategy: str = "full", verb
     return out
 
 
+def summary_parts(parts: Mapping[str, Any], strategy: str) -> list[str]:
+    """The compaction message's figure, said as its parts where `summary_split` (manual.py) measured
+    them: `the summary 1,200 · 3 messages you typed 500 · the files it lists 230`.
+    It was `the summary 1,930`, the messages typed and the file list it carries counted as summary."""
+    what, size = WHAT.get(strategy, "the summary"), int(parts.get("summary", 0) or 0)
+    split = parts.get("summary_split")
+    if not isinstance(split, Mapping) or not (split.get("typed") or split.get("listed")):
+        return [f"{what} {size:,}"]
+    keys = ("text", "typed", "listed")
+    shares = _shared(size, [max(0, int(split.get(k, 0) or 0)) for k in keys])
+    n = int(split.get("typed_count", 0) or 0)
+    out = [f"{what} {shares[0]:,}"]
+    if split.get("typed"):
+        out.append(f"{'the message' if n == 1 else f'{n} messages'} you typed {shares[1]:,}")
+    if split.get("listed"):
+        out.append(f"the files it lists {shares[2]:,}")
+    return out
+
+
+def _shared(total: int, sizes: list[int]) -> list[int]:
+    """`total` shared out in proportion to `sizes`, by largest remainder (a tie to the first)."""
+    whole = sum(sizes)
+    if whole <= 0:
+        return [total, *[0] * (len(sizes) - 1)]
+    out = [v * total // whole for v in sizes]
+    for i in sorted(range(len(sizes)), key=lambda i: -(sizes[i] * total % whole))[:total - sum(out)]:
+        out[i] += 1
+    return out
+
+
 def _shown(path: str, cwd: Path) -> str:
     try:
         return str(Path(path).relative_to(cwd))
@@ -183,7 +214,8 @@ def show_preview(s: AgentSession, result: CompactionResult, c: Console) -> None:
     c.print(f"preview of /compact ({result.strategy}): {result.tokens_before:,} → {result.tokens_after:,} tokens; "
             f"{result.summarized} message{'s' if result.summarized != 1 else ''} replaced by {what}",
             markup=False, highlight=False)
-    kept = kept_words(result.event.detail.get("parts", {}), s.cwd, result.strategy, result.tokens_after)
+    parts = {**result.event.detail.get("parts", {}), "summary_split": summary_split(result)}
+    kept = kept_words(parts, s.cwd, result.strategy, result.tokens_after)
     c.print(f"  keeps: {kept}",
             markup=False, highlight=False)
     c.rule(what, style="dim")

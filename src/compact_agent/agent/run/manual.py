@@ -13,12 +13,14 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, UserPromptPart
 from pydantic_ai.models import Model
 
 from ... import secrets
 from ...context import CompactionBlocked, CompactionResult, Event, NotSmaller, SharedPrefixSummarizer
+from ...context.compaction.summary import RECORD_TAG
 from ...context.handlers import add_hook_time, ms_since
+from ...context.plumbing import tokens
 from ...context.plumbing.markers import ours
 from ...context.shaping import preview, tentative
 from ...context.wiring import SummaryInputs
@@ -160,3 +162,39 @@ def whole_from_start(result: CompactionResult) -> None:
         own = ours(message)  # the message's own dict: set in place
         if own.get("kind") == "summary":
             own["strategy"] = "full"
+
+
+def summary_split(result: CompactionResult) -> dict[str, int] | None:
+    """What the compaction message a `/compact` writes is made of (its parts' `summary`), measured:
+    `text` the summary (or record) with its framing, `typed` the user's messages it carries (word for
+    word, or cut where they are long; `typed_count` of them), `listed` the rest where it names files:
+    the files changed and read, and where the transcript is. The preview said it all as `the summary
+    1,930`, the messages typed and the file list counted as summary. None where the message is not
+    found (nothing to split)."""
+    parts = result.event.detail.get("parts")
+    head = int(parts.get("head_messages", 0) or 0) if isinstance(parts, dict) else 0
+    found = [m for m in result.messages[:head + 1] if ours(m).get("kind") == "summary"]
+    texts = [p.content for p in getattr(found[-1], "parts", ()) if isinstance(p, UserPromptPart)
+             and isinstance(p.content, str)] if found else []
+    if not texts:
+        return None
+    lines = texts[0].split("\n")
+    end = lines.index(f"</{RECORD_TAG}>") + 1 if f"</{RECORD_TAG}>" in lines else len(lines)
+    start = end + 1 if end < len(lines) and not lines[end] else end
+    typed, count, i = 0, 0, start
+    if i < len(lines) and lines[i].startswith("The user's messages"):
+        i += 1
+        while i < len(lines) and lines[i]:
+            if lines[i].startswith("- "):
+                count += 1
+            if lines[i].startswith("- <message_") and lines[i].endswith(">"):  # a message of several lines
+                close = "</" + lines[i][3:]
+                while i + 1 < len(lines) and lines[i] != close:
+                    i += 1
+            i += 1
+        typed = tokens.text_tokens("\n".join(lines[start:i]))
+    text = tokens.text_tokens("\n".join(lines[:end]))
+    rest = tokens.text_tokens("\n".join(lines[i:])) if any(lines[i:]) else 0
+    if not any(line.startswith(("Files ", "Writes and edits")) for line in lines[i:]):
+        return {"text": text + rest, "typed": typed, "typed_count": count, "listed": 0}  # the archive's path: framing
+    return {"text": text, "typed": typed, "typed_count": count, "listed": rest}
