@@ -8,6 +8,12 @@ connection, the headers and every chunk of the body, streamed or not. Past it th
 with `httpx.ReadTimeout`, which the SDKs treat like any other timeout (retried within their
 `max_retries`, then reported).
 
+The client it builds sends its requests through the proxies the environment names (`HTTPS_PROXY`,
+`HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`), as the SDKs' own client does: httpx reads them only for a
+client without a transport of its own, so a deadline's client went straight to the endpoint. An
+error on the way to a proxy carries a note naming it, its credentials left out (`proxy_of`), so the
+line the user reads names the proxy that could not be reached, not the endpoint behind it.
+
 It also sees where a streamed (SSE) body ends: a stream that stops inside an event — a proxy or
 a server that cut the reply and still closed the body properly — would otherwise read as a
 complete answer (the SSE parsers drop the torn event silently, and pydantic-ai supplies the
@@ -18,8 +24,10 @@ closed in the middle of it with `ReplyCut`.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the provider SDKs are built on
 
@@ -29,9 +37,10 @@ from . import retry_notice
 class DeadlineTransport(httpx.AsyncBaseTransport):
     """Wraps `inner` so a request and its response body finish within `timeout_s` in all."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, timeout_s: float) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, timeout_s: float, proxy: tuple[str, str] = ("", "")) -> None:
         self.inner = inner
         self.timeout_s = timeout_s
+        self.proxy = proxy  # the proxy `inner` goes through, as `proxy_of` says it: noted on a transport error
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         loop = asyncio.get_running_loop()
@@ -44,6 +53,8 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
             raise _expired(request, self.timeout_s) from e
         except httpx.TransportError as e:
             retry_notice.note_no_answer(timed_out=isinstance(e, httpx.TimeoutException))
+            if self.proxy[0] and not proxy_noted(e)[0]:  # each attempt's error is new; noted once all the same
+                e.add_note(PROXY_NOTE + "\0".join(self.proxy))
             raise
         retry_notice.note_status(response.status_code)  # why the SDK waits to send it again, if it does
         sse = response.headers.get("content-type", "").startswith("text/event-stream")
@@ -133,6 +144,57 @@ def deadline_client(timeout_s: float, client_class: Callable[..., httpx.AsyncCli
     The per-phase timeout stays the same number, so a silent server still fails as fast as before;
     the connection limits are the SDKs' defaults (a custom transport does not take them otherwise).
     """
-    inner = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100))
-    transport: httpx.AsyncBaseTransport = DeadlineTransport(inner, timeout_s)
-    return client_class(transport=wrap(transport) if wrap else transport, timeout=timeout_s)
+    def through(proxy: str | None = None, named: tuple[str, str] = ("", "")) -> httpx.AsyncBaseTransport:
+        inner = httpx.AsyncHTTPTransport(proxy=proxy, limits=httpx.Limits(max_connections=1000,
+                                                                          max_keepalive_connections=100))
+        transport: httpx.AsyncBaseTransport = DeadlineTransport(inner, timeout_s, named)
+        return wrap(transport) if wrap else transport
+
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {}
+    for pattern, proxy in _environment_proxies().items():
+        if proxy is None:  # a host NO_PROXY names: the transport below, straight to it
+            mounts[pattern] = None
+            continue
+        try:
+            mounts[pattern] = through(proxy, proxy_of(proxy, pattern))
+        except (ImportError, ValueError) as e:  # a SOCKS proxy without socksio, a scheme httpx takes for none
+            from .models import ConfigError
+
+            why = ("a SOCKS proxy needs the socksio package: install it beside compact-agent" if isinstance(e, ImportError)
+                   else "a proxy's address starts with http://, https://, socks5:// or socks5h://")
+            shown, variable = proxy_of(proxy, pattern)
+            raise ConfigError(f"cannot send requests through the proxy {shown}{f' ({variable})' if variable else ''} "
+                              f"({why}); correct {variable or 'the variable that names it'}, or unset it") from None
+    return client_class(transport=through(), mounts=mounts, timeout=timeout_s)
+
+
+#: How the note a transport error on the way to a proxy carries begins (`DeadlineTransport`).
+PROXY_NOTE = "compact-agent proxy: "
+
+
+def _environment_proxies() -> dict[str, str | None]:
+    """The proxies the environment names, by the URL patterns they serve, as httpx reads them for a
+    client without a transport of its own (the SDKs' default)."""
+    from httpx2._utils import get_environment_proxies  # as httpx reads them: its rules, NO_PROXY's too
+
+    return get_environment_proxies()
+
+
+def proxy_of(url: str, pattern: str) -> tuple[str, str]:
+    """The proxy `url` serving the requests `pattern` matches (`https://`, `all://`), as the user
+    reads it: its address without the user and password it may hold (`http://***@proxy:3128`), and
+    the variable that named it (`HTTPS_PROXY`; "" where none did)."""
+    parts = urlsplit(url)
+    shown = url if "@" not in parts.netloc else parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+    scheme = pattern.partition("://")[0]
+    variable = next((v for v in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY") if os.environ.get(v)), "")
+    return shown, variable
+
+
+def proxy_noted(e: BaseException) -> tuple[str, str]:
+    """The proxy a transport error on the way to it names in its note (`proxy_of`'s two parts), or ("", "")."""
+    for note in getattr(e, "__notes__", ()):
+        if isinstance(note, str) and note.startswith(PROXY_NOTE):
+            shown, _, variable = note.removeprefix(PROXY_NOTE).partition("\0")
+            return shown, variable
+    return "", ""

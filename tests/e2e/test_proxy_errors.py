@@ -1,0 +1,49 @@
+"""The proxies the environment names (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, less `NO_PROXY`) carry
+the agent's requests, as they carry those of the SDKs' own client: the client the agent gives them has
+a transport of its own (deadline.py), for which httpx reads no proxy, so every request went straight
+to the endpoint. A proxy no client can send through is said in one line, its address without its
+user and password."""
+
+from __future__ import annotations
+
+import socket
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # free once closed: nothing listens there
+
+
+def test_requests_go_through_the_proxy(cli) -> None:
+    """The fake server as the proxy: it gets the request for the endpoint's whole address (a proxy's
+    form), with the proxy's credentials in their own header, never sent on to the endpoint."""
+    port = closed_port()
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as proxy:
+        at = f"127.0.0.1:{proxy.base_url.split(':')[2].split('/')[0]}"
+        res = cli("-p", "hi", "--model", "fake-model", "--base-url", f"http://127.0.0.1:{port}/v1", "--api-key", "k",
+                  env={"HTTP_PROXY": f"http://me:s3cret@{at}"})
+        posts = [(path, headers) for method, path, headers in proxy.asked if method == "POST"]
+    assert posts and all(path == f"http://127.0.0.1:{port}/v1/chat/completions" for path, _ in posts), posts
+    assert all("proxy-authorization" in {k.lower() for k in headers} for _, headers in posts), posts
+    assert res.code == 1 and "s3cret" not in res.stderr, res.stderr
+
+
+def test_no_proxy_sends_a_host_straight_to_it(cli) -> None:
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as server:
+        res = cli("-p", "hi", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k",
+                  env={"HTTP_PROXY": f"http://127.0.0.1:{closed_port()}", "NO_PROXY": "127.0.0.1"})
+        assert len(server.requests) == 1
+    assert (res.code, res.stdout.strip()) == (0, "hello"), res.stderr
+
+
+def test_a_proxy_of_a_scheme_no_client_sends_through_is_said(cli) -> None:
+    res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k",
+              env={"HTTPS_PROXY": "ftp://me:s3cret@proxy.example:21", "HTTP_PROXY": ""})
+    assert res.code != 0 and "s3cret" not in res.stderr, res.stderr
+    [line] = res.stderr.splitlines()
+    assert line == ("compact-agent: cannot send requests through the proxy ftp://***@proxy.example:21 (HTTPS_PROXY) "
+                    "(a proxy's address starts with http://, https://, socks5:// or socks5h://); correct HTTPS_PROXY, "
+                    "or unset it"), line
