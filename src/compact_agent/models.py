@@ -248,9 +248,13 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
+        from .agent.run.request_settings import answer_settings
+
         anthropic_client = AsyncAnthropic(api_key=key, max_retries=max_retries, timeout=timeout_s,
                                           http_client=deadline_client(timeout_s, DefaultAsyncHttpxClient))
-        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=anthropic_client), profile=profile)
+        # A model that holds max_tokens against its window gets it set, where the pipeline counts it.
+        return AnthropicModel(name, provider=AnthropicProvider(anthropic_client=anthropic_client), profile=profile,
+                              settings=answer_settings(name))
 
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from pydantic_ai.models.openai import OpenAIChatModel

@@ -83,8 +83,23 @@ def _under(label: str, room: int) -> str:
     return "\n".join("  " + line for line in wrap(label, max(10, room - 2), fold=False))
 
 
+def asked_words(p: ContextPicture) -> str:
+    """What the requests ask for as `max_tokens` beside the room the threshold keeps for an answer,
+    where they ask for any: the two differ (64,000 sent, a reserve of 12.0k shown) and /context said
+    only the reserve."""
+    if not p.asked:
+        return ""
+    if p.asked_counted:
+        return (f"requests ask for answers of up to {p.asked:,} tokens (max_tokens), held against the window "
+                f"with the prompt: the room kept for an answer is at least that")
+    return (f"requests ask for answers of up to {p.asked:,} tokens (max_tokens, the model's most): Anthropic "
+            f"ends one at the window instead of refusing the request, and bills only what is written, so the "
+            f"answer's {_k(p.answer_room)} above is the room kept for one, not a cap")
+
+
 def render_context(p: ContextPicture, width: int = 120) -> Table:
-    """The grid beside its legend where the width allows (100 columns), else the legend under it."""
+    """The grid beside its legend where the width allows (100 columns), else the legend under it;
+    under them, what the requests ask for as `max_tokens` (`asked_words`)."""
     cells = grid_cells(p)
     grid = Text()
     for row in range(GRID_H):
@@ -112,13 +127,14 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
         legend.add_row(mark, label, size, share)
     head = heading(p, width if width < 100 else width - 2 * GRID_W - 1 - 2)  # beside the grid: its 39 + the gap
     outer = Table.grid(padding=(0, 2))
+    asked = [Text(words)] if (words := asked_words(p)) else []
     if width >= 100:
         outer.add_column(no_wrap=True)
         outer.add_column()
-        outer.add_row(grid, Group(head, legend))
+        outer.add_row(grid, Group(head, legend, *asked))
     else:
         outer.add_column()
-        outer.add_row(Group(head, grid, legend))
+        outer.add_row(Group(head, grid, legend, *asked))
     return outer
 
 

@@ -38,7 +38,9 @@ from ...context.shaping import preview
 from ...models import model_info, provider_for
 from ..integrations.mcp_servers import MCP_HEAD
 from ..run.extensions import HOOK_HEAD
+from ..run.first_request import settings
 from ..run.in_use import estimated_size, reasoning_unsure, reported_size
+from ..run.request_settings import answer_asked
 from ..run.window_check import tool_definitions
 from ..tools.todos import PLAN_HEAD
 from .costs import CostReport, report
@@ -83,6 +85,11 @@ class ContextPicture:
     # Of an anchored `used`, the last answer's reasoning counted before the provider's reports told
     # whether it counts reasoning sent back (in_use.reasoning_unsure).
     reasoning_unsure: int = 0
+    # The `max_tokens` the requests ask for (0: none sent), and whether the provider holds it against
+    # the window (then the answer's room above is at least that); Anthropic's, the model's most, it
+    # does not, and /context said a reserve of 12.0k while 64,000 went out (request_settings.py).
+    asked: int = 0
+    asked_counted: bool = False
 
     @property
     def reserved(self) -> int:
@@ -176,10 +183,12 @@ def picture(session: AgentSession) -> ContextPicture:
     reported = reported_size(cm, view, session.compacted_at, fixed)
     total = reported if reported is not None else estimated_size(cm, view, fixed)
     limits = cm.limits
+    asked = answer_asked(session.model, cm.last_settings if cm.last_settings is not None else settings(session))
     return ContextPicture(scale_to(rows, total), total, limits.window, limits.threshold, reported is not None,
                           results, limits.output_reserve, limits.buffer, reserve_source(cm),
                           kept_out(session.messages, view, shaped.savings, shaped.layers),
-                          reasoning_unsure(cm.calibration, view) if reported is not None else 0)
+                          reasoning_unsure(cm.calibration, view) if reported is not None else 0,
+                          asked.tokens, asked.counted)
 
 
 def reserve_source(cm: Any) -> str:
