@@ -78,7 +78,8 @@ def test_user_message_budget_keeps_the_newest():
     texts = ["old " * 500, "mid " * 500, "new"]
     picked = summary.pick_user_messages(texts, 600)
     assert picked[0] == "new"
-    assert len(picked) == 3 and picked[2].endswith(summary.CUT_MARK) or len(picked) == 2
+    # The first (the task) is kept next, whole where the head of the one between still fits beside it.
+    assert picked == ["new", "mid " * 75 + summary.CUT_MARK, "old " * 500]
 
 
 def test_past_the_budget_every_typed_message_keeps_at_least_its_head():
@@ -384,8 +385,9 @@ def test_the_request_under_way_stays_whole_before_older_heads() -> None:
     picked = summary.pick_user_messages(texts, 1_000)
     assert picked[0] == texts[-1]  # whole
     assert all(p.startswith(f"START-{n} ") and p.endswith(summary.CUT_MARK)
-               for n, p in zip(range(11, 0, -1), picked[1:], strict=False))
-    assert 1 < len(picked) < 12 and sum(len(p) for p in picked) <= 4_000  # the oldest left out (archived)
+               for n, p in zip(range(11, 0, -1), picked[1:-1], strict=False))
+    assert picked[-1].startswith("START-1 ")  # the first, the task, kept by its head
+    assert 2 < len(picked) < 12 and sum(len(p) for p in picked) <= 4_000  # those after it left out (archived)
     # A message carried cut to its ends keeps its beginning when it is cut to a head again.
     carried = summary.ends(texts[0] * 3, 600)  # as an earlier compaction left it: two ends
     again = summary.pick_user_messages([*texts[:10], carried, texts[-1]], 1_000)

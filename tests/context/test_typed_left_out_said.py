@@ -1,7 +1,8 @@
-"""A compaction message that leaves the oldest typed messages out (too many to fit even cut to their
-first words) says how many, and that the archive holds them: it listed the rest as "the user's
-messages" without a word, so the model could not know the first one, usually the task, existed.
-The count is kept in its metadata and carried on by the compactions after it."""
+"""A compaction message that leaves typed messages out (too many to fit even cut to their first
+words) says how many, and that the archive holds them: it listed the rest as "the user's messages"
+without a word. The first one, usually the task, is kept (user_messages.py): those left out are the
+ones right after it, and the line stands where they were. The count is kept in its metadata and
+carried on by the compactions after it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from compact_agent.context.compaction.summary import (
     users_since,
 )
 
-LINE = "older message{} left out (their full text is in the archive)"
+LINE = "message{} after the first (below) left out here (their full text is in the archive)"
 
 
 def text(m: ModelRequest) -> str:
@@ -45,14 +46,15 @@ def test_the_messages_left_out_are_counted_and_said() -> None:
     message = summary_message("the work", None, picked)
     said = text(message)
     assert f"{len(typed) - shown} " + LINE.format("s" if len(typed) - shown > 1 else "") in said, said
-    assert "LONG1 " not in said
+    assert "\n- LONG1 " in said.split(LINE.format("s"))[1]  # the task, kept, under the line
     assert message.metadata is not None and message.metadata[MARK]["users_left_out"] == len(typed) - shown
 
     # The next compaction reads the typed messages from this one: those it left out stay counted.
     after = [message, ModelRequest(parts=[UserPromptPart("LONG9 " + "filler " * 230)])]
     again = pick_user_messages(user_texts(after), 500)
     more = text(summary_message("the work", None, again))
-    assert f"{len(typed) + 1 - len(again)} older messages left out" in more, more
+    assert f"{len(typed) + 1 - len(again)} messages after the first (below) left out here" in more, more
+    assert "\n- LONG1 " in more
 
 
 def test_nothing_is_said_when_all_fit() -> None:
@@ -76,13 +78,13 @@ async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
 
 async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> None:
     """The update an incremental compaction appends replaces the kept message's metadata: it carried
-    no count, so the compaction after it listed TASK1..TASK9 as all the user had typed, TASK0 gone."""
+    no count, so the compaction after it listed what it kept as all the user had typed."""
     restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
     c = Compactor(Limits.for_window(8_000, 2_000), restorer)
     history = [m for t in range(10) for m in _turn(f"TASK{t} " + "word " * 250, 10 * t, 1)]
     first = await c.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
     n = user_texts(first.messages[:1]).left_out
-    assert n and "\n- TASK0 " not in text(first.messages[0])  # type: ignore[arg-type]  # not listed
+    assert n and "\n- TASK0 " in text(first.messages[0]) and "\n- TASK1 " not in text(first.messages[0])  # type: ignore[arg-type]
 
     again = await c.compact([*first.messages, *_turn("NEXT " + "word " * 20, 200, 12)], summarize=_no_model,
                             archive=lambda: None, prefer_record=lambda n: True,
@@ -94,8 +96,8 @@ async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> N
                             archive=lambda: None, prefer_record=lambda n: True,
                             prefer_incremental=lambda kept, records: False)
     said = text(third.messages[0])  # type: ignore[arg-type]
-    assert "\n- LAST" in said and "\n- TASK0 " not in said
-    assert re.search(r"\d+ older messages? left out", said), said
+    assert "\n- LAST" in said and "\n- TASK0 " in said and "\n- TASK1 " not in said
+    assert re.search(r"\d+ messages? after the first \(below\) left out here", said), said
 
 
 async def _from_summary(messages: list[ModelMessage], prompt: str) -> str:

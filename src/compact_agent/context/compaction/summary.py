@@ -29,7 +29,7 @@ from . import ledger
 from .user_messages import CUT_MARK as CUT_MARK
 from .user_messages import MIDDLE_MARK as MIDDLE_MARK
 from .user_messages import USER_HEAD_CHARS as USER_HEAD_CHARS
-from .user_messages import Typed, left_out, left_out_line, typed
+from .user_messages import Typed, left_out, listed, metadata, typed
 from .user_messages import ends as ends
 from .user_messages import pick_user_messages as pick_user_messages
 
@@ -76,7 +76,7 @@ def user_texts(messages: Sequence[ModelMessage]) -> Typed:
     """Texts the user typed, oldest first, excluding our own synthetic messages; with how many older
     ones a compaction message among them left out (`Typed.left_out`)."""
     out: list[str] = []
-    dropped = 0
+    dropped, after_first = 0, False
     for m in messages:
         if not isinstance(m, ModelRequest):
             continue
@@ -85,13 +85,14 @@ def user_texts(messages: Sequence[ModelMessage]) -> Typed:
         # Each counts those before it too (the largest), but a `/compact --from`'s only those after the
         # head it kept, which counts its own: 3 left out before the head and 2 after it read as 3.
         dropped = dropped + _left_out_by(m) if _after_head(m) else max(dropped, _left_out_by(m))
+        after_first = after_first or _first_kept_by(m)
         for p in m.parts:
             if isinstance(p, UserPromptPart) and not programs_part(m, p):
                 text = p.content if isinstance(p.content, str) else " ".join(
                     c for c in p.content if isinstance(c, str))
                 if text.strip():
                     out.append(text)
-    return typed(out, dropped)
+    return typed(out, dropped, after_first)
 
 
 RECORD_TAG = "summary_record"
@@ -191,8 +192,7 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
     body = neutralise(summary.strip())  # no way out of the record, no header of ours inside it
     lines = [head, note, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
-        lines += [users_note, *(user_item(m) for m in user_messages),
-                  *([left_out_line(n)] if (n := left_out(user_messages)) else []), ""]
+        lines += [users_note, *listed(user_messages, user_item), ""]
     shown = {path_line(path): actions for path, actions in (files or {}).items()}
     if shown and (changed := ledger.render(shown)):
         lines += [files_note, *changed, ""]
@@ -231,7 +231,7 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
                 "without asking them questions about it.")
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(reversed(user_messages)),
                    "archive": str(archive) if archive else None, "files_changed": dict(files or {}),
-                   **({"users_left_out": n} if (n := left_out(user_messages)) else {})}}
+                   **metadata(user_messages)}}
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 
@@ -255,7 +255,7 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
         closing="", note=UPDATE_NOTE)  # the message it follows says to continue
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(all_users),
                    "archive": str(archive) if archive else None, "files_changed": dict(all_files),
-                   **({"users_left_out": n} if (n := left_out(all_users)) else {})}}
+                   **metadata(all_users)}}
     return ModelRequest(parts=[UserPromptPart("\n".join(lines))], metadata=meta)
 
 
@@ -264,7 +264,7 @@ def users_since(m: ModelMessage, since: Typed) -> Typed:
     `since`, with how many older ones `m` left out. Its update replaces `m`'s metadata: without it,
     the next compaction said nothing of the first message (the task) gone. The messages after `m` can
     count only what a `/compact --from` left out after the head it kept (`m` among it), so the counts add."""
-    return typed([*carried_users(m), *since], _left_out_by(m) + left_out(since))
+    return typed([*carried_users(m), *since], _left_out_by(m) + left_out(since), _first_kept_by(m))
 
 
 def _archive_since(archive: Path | None, above: str | None) -> str:
@@ -294,6 +294,11 @@ def _left_out_by(m: ModelMessage) -> int:
     return n if isinstance(n, int) else 0
 
 
+def _first_kept_by(m: ModelMessage) -> bool:
+    """Whether those `m` left out came after the first typed message, which it kept (user_messages.py)."""
+    return ours(m).get("users_first_kept") is True
+
+
 def _after_head(m: ModelMessage) -> bool:
     """Whether compaction message `m` is a `/compact --from`'s, after the head it kept verbatim."""
     return ours(m).get("strategy") == "partial_from"
@@ -306,7 +311,7 @@ def carried_tokens(m: ModelMessage, user_budget: int) -> int:
     summary folds). Counting every user message whole, an 18 KB paste made the carried part
     larger than the message itself: keeping it looked free however many updates it held."""
     files = ours(m).get("files_changed") or {}
-    users = pick_user_messages(typed(carried_users(m), _left_out_by(m)), user_budget)
+    users = pick_user_messages(typed(carried_users(m), _left_out_by(m), _first_kept_by(m)), user_budget)
     shell = summary_message("", None, users, "full", files if isinstance(files, dict) else {})
     return tokens.estimate([shell])
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from .result import CompactionError
 from .summary import user_item
-from .user_messages import left_out, left_out_line
+from .user_messages import listed
 
 NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 - Do NOT use read_file, write_file, edit_file, bash, grep, glob or ANY other tool.
@@ -113,8 +113,7 @@ def typed_block(picked: Sequence[str]) -> str:
     lists them (`summary.user_item`, a message spanning lines between tags it cannot close); "" for none."""
     if not picked:
         return ""
-    return "\n".join([TYPED_HEAD, *(user_item(m) for m in picked),
-                      *([left_out_line(n)] if (n := left_out(picked)) else [])])
+    return "\n".join([TYPED_HEAD, *listed(picked, user_item)])
 
 
 def with_typed(prompt: str, block: str) -> str:

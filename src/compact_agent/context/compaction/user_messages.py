@@ -1,9 +1,24 @@
 """Which of the messages the user typed a compaction message carries, and how each is cut to fit
-its budget (summary.py writes the message that lists them)."""
+its budget (summary.py writes the message that lists them).
+
+Every typed message is carried while they fit (the fidelity floor). Past the budget, what goes first
+is decided by what the model still needs of each:
+- the newest is the request under way: it stays whole, or keeps its two ends (a long paste's
+  question comes last);
+- the first is the task, which every later message refines and none restates ("go on", "now the
+  tests"): it is kept next, whole where the heads of the ones between it and the newest leave room,
+  else by its first characters, which name it;
+- the ones between them are each needed for a shorter while the further back they are, a later one
+  having followed each up: they stay whole newest first, then by their heads, and where even the
+  heads do not fit, the oldest of them (those right after the task) are left out, one line in their
+  place saying how many and that the archive holds them whole.
+Left out oldest first, a 6K window's compaction dropped the task itself, and the model read the
+follow-ups ("and the second file too") as all it had been asked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..plumbing import tokens
 
@@ -18,15 +33,36 @@ MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is
 
 class Typed(list[str]):
     """Messages the user typed, and how many older ones are left out of them (`left_out`): by a
-    compaction before, whose message keeps the count in its metadata, and by `pick_user_messages`."""
+    compaction before, whose message keeps the count in its metadata, and by `pick_user_messages`.
+    `first_kept`: those left out came after the first, which is the oldest listed (else before it)."""
 
     left_out = 0
+    first_kept = False
 
 
-def typed(texts: Sequence[str], left_out: int) -> Typed:
+def typed(texts: Sequence[str], left_out: int, first_kept: bool = False) -> Typed:
     out = Typed(texts)
-    out.left_out = left_out
+    out.left_out, out.first_kept = left_out, first_kept and left_out > 0
     return out
+
+
+def first_kept(texts: Sequence[str]) -> bool:
+    return texts.first_kept if isinstance(texts, Typed) else False
+
+
+def listed(picked: Sequence[str], item: Callable[[str], str]) -> list[str]:
+    """`picked` (newest first) each as `item` writes it, with the line saying how many are left out
+    where they were: after the first (the task, listed last) when it was kept, else under them all."""
+    lines = [item(m) for m in picked]
+    if n := left_out(picked):
+        lines.insert(len(lines) - 1 if first_kept(picked) else len(lines), left_out_line(n, first_kept(picked)))
+    return lines
+
+
+def metadata(picked: Sequence[str]) -> dict[str, object]:
+    """What a compaction message's metadata keeps of the typed messages left out (`typed` reads it back)."""
+    n = left_out(picked)
+    return {"users_left_out": n, **({"users_first_kept": True} if first_kept(picked) else {})} if n else {}
 
 
 def left_out(texts: Sequence[str]) -> int:
@@ -34,23 +70,27 @@ def left_out(texts: Sequence[str]) -> int:
     return texts.left_out if isinstance(texts, Typed) else 0
 
 
-def left_out_line(n: int) -> str:
-    """What a compaction message says under the typed messages it lists where it left older ones out:
-    it said nothing, and a model read the list as all the user had asked (the first, the task, gone)."""
-    return f"{n:,} older message{'' if n == 1 else 's'} left out ({'its' if n == 1 else 'their'} full text is in the archive)"
+def left_out_line(n: int, after_first: bool = False) -> str:
+    """What a compaction message says where it left typed messages out: it said nothing, and a model
+    read the list as all the user had asked. `after_first`: they came after the first (listed below)."""
+    its, many = ("its", "") if n == 1 else ("their", "s")
+    if after_first:
+        return f"{n:,} message{many} after the first (below) left out here ({its} full text is in the archive)"
+    return f"{n:,} older message{many} left out ({its} full text is in the archive)"
 
 
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
-    """Every message the user typed, newest first. Within the budget all of them verbatim. Past it,
-    the newest (the request under way) stays whole within the room the older ones' heads leave, or
-    half the budget; longer, it keeps its two ends there (a long paste's question comes last). The
-    older ones stay verbatim, newest first, while the heads of those before them still fit, then keep
-    their first `USER_HEAD_CHARS` characters; where even those do not fit, the oldest are left out
-    (all are in the archive), and counted (`left_out`). Older heads first left the newest of twelve 1,300-character prompts
+    """Every message the user typed, newest first, within the budget all of them verbatim; past it,
+    by the rule of the module docstring: the newest whole within the room the older ones' heads leave,
+    or half the budget (its two ends there when longer); then the first (the task), whole where the
+    heads of those between still fit, else its first `USER_HEAD_CHARS` characters; then those between,
+    newest first, whole while the heads of those before them fit, then by their heads, and where even
+    those do not fit, the oldest of them are left out (all are in the archive), and counted
+    (`left_out`, `first_kept`). Older heads first left the newest of twelve 1,300-character prompts
     in an 8K window its first 300 characters."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
-        return typed(list(reversed(texts)), left_out(texts))
+        return typed(list(reversed(texts)), left_out(texts), first_kept(texts))
 
     def head(t: str) -> str:
         if MIDDLE_MARK in t[:USER_HEAD_CHARS + len(MIDDLE_MARK)]:  # cut to its ends before: its beginning
@@ -62,6 +102,11 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
     room = max(budget - rest, min(len(newest), budget // 2))
     picked = [newest if len(newest) <= room else ends(newest, room)]
     used = len(picked[0])
+    first: list[str] = []
+    if older and used + len(head(older[0])) <= budget:  # the task, before any message between
+        rest -= len(head(older[0]))
+        first = [older[0] if used + len(older[0]) + rest <= budget else head(older[0])]
+        used, older = used + len(first[0]), older[1:]
     for t in reversed(older):
         h = head(t)
         rest -= len(h)
@@ -73,7 +118,8 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
             used += len(h)
         else:
             break
-    return typed(picked, left_out(texts) + len(texts) - len(picked))
+    picked += first
+    return typed(picked, left_out(texts) + len(texts) - len(picked), bool(first))
 
 
 def ends(text: str, room: int) -> str:
