@@ -1,7 +1,9 @@
 """A FIFO or a link to /dev/zero in a session's `compact-history/` folder, named as its archives are:
 `/status` and `/history` (which read every archive for the session's compactions) answer, the thing
-skipped, where a FIFO made them wait for a writer for ever and /dev/zero was read without end. The
-REPL's commands are the same functions (ui/commands.py), so a resumed `-p` run checks both."""
+skipped, where a FIFO made them wait for a writer for ever and /dev/zero was read without end. Each
+says once which archive it skipped and why (it passed over it without a word, the count of
+compactions short with nothing to say so). The REPL's commands are the same functions
+(ui/commands.py), so a resumed `-p` run checks both."""
 
 from __future__ import annotations
 
@@ -30,3 +32,7 @@ def test_status_and_history_skip_an_archive_that_is_not_a_file(tmp_path: Path, k
     assert status.code == 0 and "0 in the whole session" in status.stdout, status
     assert history.code == 0 and "no compactions yet" in history.stdout and "answered" in history.stdout, history
     assert "Traceback" not in status.stderr + history.stderr
+    said = (f"1 compaction archive skipped: {planted.name} (not a regular file); the compactions it records are "
+            "not counted here")
+    for run in (status, history):
+        assert [line.strip() for line in run.stdout.splitlines()].count(said) == 1, run.stdout

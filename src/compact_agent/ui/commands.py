@@ -71,13 +71,14 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     from .history_view import all_boundaries, compactions
     from .resume_switch import compacted_this_run
 
-    boundaries = all_boundaries(s.store)
+    boundaries = all_boundaries(s.store, skipped := list[OSError]())
     whole = len(made := compactions(boundaries))
     # Made, not in the conversation now: a /rewind to before some undoes them, and /history still lists them.
     undid = ", counting any a /rewind undid" if made and any(b.strategy == "rewind" for b in
                                                             boundaries[boundaries.index(made[0]):]) else ""
     _row(c, "compactions", f"{whole} in the whole session{undid} ({compacted_this_run(s)} since this run began)",
          render.auto_compaction(s.cm.failures, s.cm.breaker_open))
+    _say_skipped(c, skipped)
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
 
 
@@ -107,6 +108,19 @@ def _not_saved(s: AgentSession) -> str:
         return ""
     return " (not saved yet: your first message saves it)" if current_repl() is not None else \
         " (not saved: a command alone starts no session)"
+
+
+def _say_skipped(c: Console, skipped: list[OSError]) -> None:
+    """One line for the archives /status and /history could not read (history_view.all_boundaries):
+    which, and why; the compactions they record are not counted."""
+    if not skipped:
+        return
+    from ..words import plural
+
+    which = ", ".join(f"{Path(e.filename).name if e.filename else 'one'} ({e.strerror or e})" for e in skipped)
+    c.print(f"{plural(len(skipped), 'compaction archive')} skipped: {which}; the compactions "
+            f"{'it records' if len(skipped) == 1 else 'they record'} are not counted here",
+            style="yellow", markup=False, highlight=False, soft_wrap=True)  # one line: the terminal wraps it
 
 
 def _row(c: Console, label: str, value: str, beside: str = "") -> None:
@@ -257,7 +271,8 @@ def _notes_status(path: Path | None, status: str) -> tuple[Path | None, str]:
 async def _history(s: AgentSession, args: str, c: Console) -> None:
     from .history_view import all_boundaries, boundary_lines, boundary_words, compactions
 
-    boundaries = all_boundaries(s.store)
+    boundaries = all_boundaries(s.store, skipped := list[OSError]())
+    _say_skipped(c, skipped)
     if not compactions(boundaries):
         c.print("no compactions yet")
     for b in boundaries:

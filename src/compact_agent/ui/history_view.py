@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -240,19 +239,20 @@ def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[M
                         signal=store.signalled(messages) if store is not None else "")
 
 
-def all_boundaries(store: SessionStore) -> list[Boundary]:
+def all_boundaries(store: SessionStore, skipped: list[OSError] | None = None) -> list[Boundary]:
     """Every compaction (and rewind) of the session, oldest first, from the archives and the live file.
 
     A rewrite keeps only the newest boundary in the live file; each earlier one is in the archive
-    taken before the next rewrite, so the archives together hold the whole list.
+    taken before the next rewrite, so the archives together hold the whole list. Why each archive
+    that could not be read was left out goes into `skipped` (/status and /history say it).
     """
     found: dict[tuple[str, str, str, int, str], Boundary] = {}
     for path in [*store.archives(), store.path]:  # in the order written, by name (old names too)
-        try:
-            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO waited for a writer for ever; /dev/zero, read on
-                continue
+        try:  # read only as a regular file: a FIFO waited for a writer for ever; /dev/zero, read on
             loaded = load_session_file(path)
-        except OSError:
+        except OSError as e:
+            if skipped is not None and path != store.path:
+                skipped.append(e)
             continue
         for b in loaded.boundaries:
             found.setdefault((b.time, b.trigger, b.strategy, b.tokens_before, b.archive), b)
