@@ -63,7 +63,8 @@ $(COMPAT)/.installed: $(COMPAT)/.deps
 
 compat: $(COMPAT)/.installed
 	$(COMPAT)/bin/python -c "from importlib.metadata import version as v; print('pydantic-ai-slim', v('pydantic-ai-slim'), '+ pydantic-ai-harness', v('pydantic-ai-harness'))"
-	$(COMPAT)/bin/python -m pytest -q -p no:cacheprovider tests/context/test_versions.py tests/context/test_contract.py tests/context/test_library.py
+	$(COMPAT)/bin/python -m pytest -q -p no:cacheprovider tests/context/test_versions.py tests/context/test_contract.py tests/context/test_library.py \
+	  tests/context/test_run_stream_events.py
 
 demo: $(STAMP)
 	$(BIN)/python -m compact_agent.demo

@@ -224,6 +224,7 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
             raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
         raise UserError(overlapping(ctx.conversation_id))
     cm._running = ctx.run_id
+    cm.run_stream.start()  # its events also go to the run's own event stream (plumbing/events.py)
     try:
         return await handler()
     except BaseException:
@@ -232,6 +233,7 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
         raise
     finally:
         cm._running = None
+        cm.run_stream.stop()
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
         evict(cm._manager or cm)  # done: past the limit, it may go now (`evict`)

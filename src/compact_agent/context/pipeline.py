@@ -46,6 +46,7 @@ from .arguments import check_compact_now
 from .compacting import CompactingState
 from .compaction import in_run
 from .compaction.cuts import join
+from .compaction.result import CompactionResult
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .decisions.thinking_out import asks_reasoning_back
@@ -180,6 +181,21 @@ class ContextManager(CompactingState):
         shaped = shaping.shape(self, messages)
         return shaped.messages, shaped.suppressed
 
+    async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
+                      summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
+                      view: list[ModelMessage] | None = None, confirm: handlers.Confirm | None = None,
+                      tokens_before: int | None = None, going_ahead: Callable[[], None] | None = None
+                      ) -> CompactionResult:
+        """A compaction (compacting.py), its start told first to the run's own event stream when
+        one is in progress (plumbing/events.py): the size it starts from is measured as it is there."""
+        if self.run_stream.running:
+            tokens_before = tokens_before or self.measure(
+                view if view is not None else summary_input if summary_input is not None else messages)
+            await self.run_stream.started(trigger, tokens_before, self._conversation or None)
+        return await super().compact(messages, trigger=trigger, instructions=instructions,
+                                     summary_input=summary_input, keep_from=keep_from, view=view, confirm=confirm,
+                                     tokens_before=tokens_before, going_ahead=going_ahead)
+
     # -- pydantic-ai hooks ---------------------------------------------------------------------
     async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
                                    ) -> ModelRequestContext:
@@ -213,6 +229,7 @@ class ContextManager(CompactingState):
         self.answer_asked = asked_output(request_context.model_settings)
         if self.answer_asked > self.limits.output_reserve:
             self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
+        self.run_stream.ctx = ctx  # a compaction's start goes to the run's stream with it (plumbing/events.py)
         with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary request is one of the run's
             view, tokens_now, _ = await self.prepare_view(ctx.messages)
         size = max(tokens_now, self.fit_size(view))
@@ -220,9 +237,11 @@ class ContextManager(CompactingState):
             fixed = self.calibration.tokens(self.overhead)
             self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed,
                                                                     "max_tokens": self.answer_asked}))
+            await self.run_stream.send(ctx)
             raise WindowTooSmallError(window_refusal(view, size=size, window=self.limits.window, fixed=fixed,
                                                      scale=self.calibration.tokens, answer=self.answer_asked))
         request_context.messages = list(view)
+        await self.run_stream.send(ctx)  # what the layers and a compaction did for it, before its response
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)
         return request_context
 
@@ -304,6 +323,7 @@ class ContextManager(CompactingState):
             with in_run.counted_in(ctx.usage, ctx.usage_limits) if counted else nullcontext():
                 self.memory.after_response(self, list(ctx.messages) + [response])
         self._save_layer_state()  # with this report, which the next run compares its first with
+        await self.run_stream.send(ctx)
         return response
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
@@ -313,6 +333,7 @@ class ContextManager(CompactingState):
         if overflow is None:
             raise error
         request = (ctx.run_id, ctx.run_step)  # this request: its step alone repeats in every later run
+        self.run_stream.ctx = ctx
         if self._reactive_request == request:  # compacted for it once and still refused: no loop
             raise overflow
         window = self.limits.window
@@ -330,7 +351,9 @@ class ContextManager(CompactingState):
             with in_run.counted_in(ctx.usage, ctx.usage_limits):
                 compacted = await self._auto(ctx.messages, self.view, "reactive", refused)
             if not compacted and not self._fit_hard_limit:
+                await self.run_stream.send(ctx)
                 raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
+        await self.run_stream.send(ctx)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.

@@ -37,7 +37,7 @@ from .defaults import as_model, build_defaults, default_summarizer
 from .layers import frozen
 from .measuring import Measuring
 from .plumbing import tokens
-from .plumbing.events import Event, one_line, typed
+from .plumbing.events import Event, RunStream, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
 from .plumbing.overflow import LearnedWindow, figures
@@ -131,6 +131,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.prices = prices if prices is not None else Prices()
         self.clock = internals.clock
         self.event_sink = internals.event_sink
+        self.run_stream = RunStream()  # the events a run's own event stream is sent (plumbing/events.py)
         self.on_compact_start = internals.on_compact_start
         self.provider, self.reasoning_asked_back = internals.provider, False  # the run's model's (pipeline.py)
         self.cache_ttl_s = min(internals.cache_ttl_s, self.prices.ttl_s)  # the provider's cache lifetime
@@ -243,6 +244,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
             event.time = self.clock().isoformat()
         if event.conversation_id is None and self._conversation:  # one handler may watch many conversations
             event.conversation_id = self._conversation
+        self.run_stream.put(event)  # for the run's stream, sent by its next model-request hook
         if event.action == "failed" and self.event_handler is None and self.event_sink is None:
             # Nobody watches the events: a failure must still be seen (a summary model without its
             # key fails every compaction, and the run goes on without one).

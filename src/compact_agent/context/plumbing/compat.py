@@ -9,6 +9,8 @@ cannot require what 2.64 added. Two things matter here:
   again; before it, the hook sends the compacted request itself and returns the response.
 
 `model.context_window` (2.68) is read with `getattr` where it is used (lifecycle.window_from).
+Capability events (`CapabilityEvent`, emitted with `RunContext.emit` from a hook) are in every one of
+them, with the same API: events.py uses them alike on each.
 """
 
 from __future__ import annotations

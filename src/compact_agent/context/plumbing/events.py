@@ -10,21 +10,38 @@ subclasses of `Event`, told apart by `layer`), so a handler can `match` on the t
 
 `tokens_before`/`tokens_after` of a view layer's event are the sizes of the whole view it shaped;
 `tokens_freed` is what this one decision took out (counted once, not on every later request).
+
+The same events go to the run's own event stream, as pydantic-ai's capability events (a
+capability hook may emit them with `RunContext.emit`, on every pydantic-ai-slim the library runs
+on: compat.py), which `run_stream_events`, `iter`'s node streams, an `event_stream_handler` and
+`@agent.on_event` listeners read beside pydantic-ai's own: `ContextManagerEvent` carries one
+`Event` as the `event_handler` gets it (the same object), and `CompactionStartedEvent` says a
+compaction of the run begins, dispatched at once, so an `@agent.on_event` listener runs before its
+summary request is sent. The events happen in plain functions deep in the layers and the
+compaction, where no `RunContext` is at hand: while a run is in progress (`RunStream.running`, set
+by `wrap_run`) each waits in the manager's `RunStream`, and the model-request hooks send what
+waits, in order, with the run's context. What happens after the run's last model response, and
+`compact_now` outside any run, reach the `event_handler` alone (pydantic-ai delivers nothing a
+hook emits after the run's last request).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.exceptions import ModelHTTPError, UserError
+from pydantic_ai.messages import CapabilityEvent, ModelMessage
+from pydantic_ai.tools import RunContext
 
 from ..decisions.economics import Prices, rewrite_pays
 from . import tokens
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -241,3 +258,80 @@ def one_line(e: BaseException) -> str:
         return (f"{e.strerror}: {files}" if files else e.strerror)[:300]
     text = str(e).strip().splitlines()
     return (text[0] if text else type(e).__name__)[:300]
+
+
+# -- the events in the run's own event stream (module docstring) ------------------------------
+
+
+@dataclass(kw_only=True)
+class ContextManagerEvent(CapabilityEvent, namespace="compact_agent"):
+    """One of the manager's events in the run's stream (kind "compact_agent.context_manager"):
+    `event` is the `Event` its `event_handler` is given (a `CompactionEvent`, a `BudgetEvent`, ...)."""
+
+    event: Event
+
+
+@dataclass(kw_only=True)
+class CompactionStartedEvent(CapabilityEvent, namespace="compact_agent", dispatch="immediate"):
+    """A compaction of the run begins (kind "compact_agent.compaction_started"): `trigger` ("auto",
+    "reactive", ...), `tokens_before` the request it compacts. Its end is a `ContextManagerEvent`
+    whose `event` is a `CompactionEvent` (done, "failed" or "blocked")."""
+
+    trigger: str
+    tokens_before: int
+    conversation_id: str | None = None
+
+
+class RunStream:
+    """The manager's events waiting for the run's stream (the module docstring says how). `ctx` is the context
+    of the model-request hook in progress, which the compaction's start is emitted with."""
+
+    def __init__(self) -> None:
+        self.running = False
+        self.ctx: RunContext[Any] | None = None
+        self.waiting: list[Event] = []
+        self.errors = 0  # listeners of `CompactionStartedEvent` that raised (logged, never into the compaction)
+
+    def start(self) -> None:
+        self.running, self.ctx, self.waiting = True, None, []
+
+    def stop(self) -> None:
+        self.running, self.ctx, self.waiting = False, None, []
+
+    def put(self, event: Event) -> None:
+        if self.running:
+            self.waiting.append(event)
+
+    async def send(self, ctx: RunContext[Any]) -> None:
+        """Emit what waits into the run's stream, in the order it happened; `ctx` is the hook's."""
+        self.ctx = ctx
+        while self.running and self.waiting:
+            if not await self._emit(ctx, ContextManagerEvent(event=self.waiting.pop(0))):
+                return
+
+    async def started(self, trigger: str, tokens_before: int, conversation_id: str | None) -> None:
+        """What waits, then a compaction's start, where a hook of the run is in progress; a listener
+        that raises is logged, and the compaction goes on (watching must not change what happens)."""
+        ctx = self.ctx
+        if ctx is None or not self.running:
+            return
+        await self.send(ctx)
+        if not self.running:
+            return
+        try:
+            await self._emit(ctx, CompactionStartedEvent(trigger=trigger, tokens_before=tokens_before,
+                                                         conversation_id=conversation_id))
+        except Exception as e:  # noqa: BLE001 - a listener's failure is its own
+            self.errors += 1
+            log.warning("an on_event listener raised on a compaction's start (%s); the compaction goes on",
+                        one_line(e))
+
+    async def _emit(self, ctx: RunContext[Any], event: CapabilityEvent) -> bool:
+        try:
+            await ctx.emit(event)
+        except UserError as e:  # a context with no stream to emit into (a durable execution's unit)
+            log.debug("the run's event stream takes no events here (%s): the event handler alone has them",
+                      one_line(e))
+            self.stop()
+            return False
+        return True
