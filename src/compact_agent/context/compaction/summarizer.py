@@ -280,7 +280,9 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
     every such request was two forced calls refused, then the separate request, uncached. Text is
     allowed there, with the tools offered as they were and left to the model ("auto": restricting
     them to the output tool is an `allowed_tools` choice many OpenAI-compatible servers refuse); a
-    call it still makes is refused and asked again. An agent with `NativeOutput` or
+    call it still makes is refused and asked again. On Anthropic that changes the main request's
+    `any` to `auto` and misses the cache of the messages, which keeping `any` would not: the model
+    could answer with tool calls only, never a summary's text. An agent with `NativeOutput` or
     `PromptedOutput` has the schema left out of these requests: the provider would hold the reply
     to it (`PromptedOutput` also turns on a provider's JSON mode and adds an instruction to answer
     in JSON of that schema, which pydantic-ai places among the instructions, before the messages:
