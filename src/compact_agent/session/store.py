@@ -89,6 +89,7 @@ class SessionStore:
         self.event_log = EventLog(self.dir, clock)  # what the layers and the provider did (event_log.py)
         self._last_id: str | None = None
         self._lock_fd: int | None = None
+        self._started = False  # no file when this run locked it: judged at close (unused.nothing_to_resume)
         self._prompt: tuple[str, str] | None = None  # (entry id, text) of a typed message not yet sent
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
@@ -122,7 +123,7 @@ class SessionStore:
         The lock itself is locks.py's (`take`).
         """
         refuse_if_not_a_session(self.path)
-        self._lock_fd = locks.take(self.dir, self.session_id, self.root)
+        self._lock_fd, self._started = locks.take(self.dir, self.session_id, self.root), not self.path.exists()
         self.clean_stale_temps()
         if (early := journal.claim_early(self.path)) is not None:  # typed while the session was being built
             self._prompt = (early[0], early[1])
@@ -179,9 +180,13 @@ class SessionStore:
             self._lock_fd = None
 
     def remove_if_unused(self) -> None:
-        """After `unlock`: a session that saved nothing leaves no folder behind (unused.py)."""
+        """After `unlock`: a session that saved nothing, or nothing to resume, leaves nothing (unused.py)."""
         if self._lock_fd is None:
-            unused.remove_if_unused(self.root, self.path, self.dir, self.event_log.path)
+            unused.remove_if_unused(self.root, self.path, self.dir, self.event_log.path, started=self._started)
+
+    def keeps_nothing(self) -> bool:
+        """Whether closing removes this run's session, which holds nothing to resume (unused.py)."""
+        return self._started and self.path.exists() and unused.nothing_to_resume(self.path)
 
     def clean_stale_temps(self) -> int:
         """Remove temp files of this session left by a crash: they are never read, only clutter."""
@@ -247,8 +252,7 @@ class SessionStore:
         or failed, before its request) is marked unsent, so a reload has the history this run had."""
         if self._prompt is None:
             return
-        pid = self._prompt[0]
-        self._append_lines(self._entries([("prompt", {"prompt": {"unsent": pid}})], self._last_id))
+        self._append_lines(self._entries([("prompt", {"prompt": {"unsent": self._prompt[0]}})], self._last_id))
         self._prompt = None
 
     def append_meta(self, **meta: Any) -> None:

@@ -1,17 +1,31 @@
 """What a session leaves that nothing reads: the folder of one that saved nothing, and the temp
-files a killed process left behind (store.py calls these)."""
+files a killed process left behind (store.py calls these).
+
+A session that saved nothing has no file. One this run started may have a file and still hold
+nothing a user would resume (`nothing_to_resume`): a start that failed at its first request (a key
+the provider rejects, an endpoint that is down) on `/init` saved the program's request and the line
+that says the turn failed, and stayed as a session (`the session is saved: -c -p ... continues
+it`), listed by `sessions` and `-r`, for a request the user never typed. It goes at the end of the
+run as one without a file does. A message the user typed is saved as a `prompt` entry the moment it
+is entered (journal.py), so a session holding one is always kept, answered or not: what the user
+typed is never lost (the REPL's up-arrow history keeps a command's line, and so does the shell).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
 from . import locks
+from .answered import gave_answer
 from .files import remove_stale_temps
 from .owned_files import loose_files
+from .typed import FOLDER as SENT_FOLDER
 
 _RANDOM8 = r"[a-z0-9_]{8}"  # mkstemp's (markers.write_private); the 8 hex digits of every other writer's fit it
 _HEX8 = r"[0-9a-f]{8}"  # files.atomic_write, file_state.atomic_write_bytes, unreadable._copy
@@ -29,15 +43,51 @@ SIDE_TEMPS = {
 }
 
 
-def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path) -> None:
+#: The kinds of entry a session that holds nothing to resume is made of (store.py writes them).
+_NOTHING_KINDS = frozenset({"meta", "message", "prompt"})
+
+
+def nothing_to_resume(path: Path) -> bool:
+    """Whether session file `path` holds nothing a user would resume: no answer of the model and no
+    message the user typed (a `prompt` entry with its text), only what the program wrote (a
+    command's request, its settings, the line that says the turn failed). A line that cannot be
+    read, or an entry of another kind (a compaction's boundary), keeps it: False."""
+    try:
+        with path.open("rb") as f:
+            for raw in f:
+                if not raw.strip():
+                    continue
+                entry = json.loads(raw)
+                if not isinstance(entry, dict) or entry.get("kind") not in _NOTHING_KINDS or gave_answer(entry):
+                    return False
+                prompt = entry.get("prompt")
+                if entry.get("kind") == "prompt" and not (isinstance(prompt, dict) and set(prompt) == {"unsent"}):
+                    return False
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path, started: bool = False) -> None:
     """After the store's lock is let go: a session that saved nothing (its file `path` absent:
     `-p /status`, a REPL left at once) leaves no `folder` behind. Its lock, its `event_log` (what
     the MCP servers said as they connected, of a session there is no file of: `sessions` listed the
     folder as the leftover of one whose file is gone) and its empty side folders go, and so does the
     project's folder `root` when no other session is in it (a first run in a directory made it);
-    anything else written stays."""
+    anything else written stays. A session this run `started` whose file holds nothing to resume
+    (`nothing_to_resume`) goes whole: its file, its side folder (what its failed turn wrote there:
+    checkpoints of files no tool changed, the layers' state) and its record of prompts shown."""
     if path.exists():
-        return
+        if not started or not nothing_to_resume(path):
+            return
+        try:
+            path.unlink()
+        except OSError:
+            return
+        if folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            (root / SENT_FOLDER / f"{path.stem}.jsonl").unlink(missing_ok=True)
     if folder.is_dir():
         for own in (folder / locks.LOCK_FILE, event_log):
             with contextlib.suppress(OSError):

@@ -363,8 +363,9 @@ def _hints(root: Path, session_id: str | None) -> tuple[str, str]:
 
 def saved_id(s: AgentSession) -> str | None:
     """The session's id for a result object, or None where nothing is saved in it (a slash command
-    in a new session: `-r ID` would find no such session)."""
-    return s.session_id if s.store.path.exists() else None
+    in a new session: `-r ID` would find no such session), or nothing to resume (a failed `/init`
+    in a new session, removed as the run ends: session/unused.py)."""
+    return s.session_id if s.store.path.exists() and not s.store.keeps_nothing() else None
 
 
 def compaction_json(c: CompactionResult) -> dict[str, Any]:

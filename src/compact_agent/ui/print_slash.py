@@ -90,6 +90,8 @@ async def run_slash(run: Run, session: AgentSession, line: str, failed: Callable
         return failed(str(e), 2)
     except Exception as e:  # noqa: BLE001
         note_model(e, session.info.name, session.opts.config)  # /init's turn, /compact's summary
+        if session.store.keeps_nothing():  # /init's request alone, failed: the session goes as the run ends
+            return failed(describe_error(e, "", ""), 1)
         saved = session.session_id if session.store.path.exists() else None  # -r ID where -c opens another
         return failed(describe_error(e, *hints(saved, saved is None or continued_id(session.store.root) == saved)), 1)
     if run.format != "text":
