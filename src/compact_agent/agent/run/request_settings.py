@@ -90,6 +90,8 @@ def answer_asked(model: Any, settings: Any) -> AnswerAsked:
     if getattr(model, "system", "") != "anthropic":
         return AnswerAsked(0, False)
     profile = getattr(model, "profile", None) or {}
+    if _COUNTS not in profile and "anthropic_max_output_tokens" not in profile:
+        return AnswerAsked(0, False)  # a pydantic-ai whose profile does not say what it sends: not guessed
     if profile.get(_COUNTS, False):
         return AnswerAsked(COUNTED_ANSWER, True)
     most = profile.get("anthropic_max_output_tokens")
