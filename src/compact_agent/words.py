@@ -9,11 +9,13 @@ thousands separators for its tables."""
 from __future__ import annotations
 
 
-def plural(n: int, word: str) -> str:
-    """`n` and `word`, with `es` after ch, sh, s, x or z and `s` after anything else, unless `n` is 1."""
+def plural(n: int, word: str, *, grouped: bool = False) -> str:
+    """`n` and `word`, with `es` after ch, sh, s, x or z and `s` after anything else, unless `n` is 1;
+    `grouped`: `n` with thousands separators (`1,024 bytes`), for sizes and token counts."""
+    count = f"{n:,}" if grouped else f"{n}"
     if n == 1:
-        return f"{n} {word}"
-    return f"{n} {word}es" if word.endswith(("ch", "sh", "s", "x", "z")) else f"{n} {word}s"
+        return f"{count} {word}"
+    return f"{count} {word}es" if word.endswith(("ch", "sh", "s", "x", "z")) else f"{count} {word}s"
 
 
 def quoted(text: str) -> str:

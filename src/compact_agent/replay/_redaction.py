@@ -94,8 +94,8 @@ class RedactionStats:
         if not (self.markers or self.images):
             return None
         return (
-            f"expanded {self.markers} redaction markers into {self.chars} chars of deterministic filler"
-            f" and {self.images} redacted images into {IMAGE_PLACEHOLDER!r} placeholders"
+            f"expanded {counted(self.markers, 'redaction marker')} into {counted(self.chars, 'char')} of deterministic "
+            f"filler and {counted(self.images, 'redacted image')} into {IMAGE_PLACEHOLDER!r} placeholders"
         )
 
 

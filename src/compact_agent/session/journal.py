@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import crashpoints, secrets
+from ..words import plural
 from . import locks, remembered
 from .files import SessionError, SessionLocked, _fsync_dir, atomic_write, ensure_private_dir
 from .locks import in_use_message
@@ -143,19 +144,22 @@ def _size(kept: Path) -> int:
 
 def moved_note(kept: Path) -> str:
     """`its last 572 bytes were moved to PATH`: the unreadable end of a file that is no session."""
-    return f"its last {_size(kept)} bytes were moved to {kept}"
+    n = _size(kept)
+    return f"its last {plural(n, 'byte') if n != 1 else 'byte'} {'was' if n == 1 else 'were'} moved to {kept}"
 
 
 def set_aside_note(name: str, kept: Path, read: int) -> str:
     """What the user is told of the last line of session file `name`, cut off and kept in `kept`;
     `read`: how many lines of the file were read as entries. Only the start of an entry is a line
     the last run was writing when it ended: random bytes under a session's name were said to be."""
+    n = _size(kept)
+    they = "it is" if n == 1 else "they are"
     if torn_by_a_run(kept):
-        return (f"the last run ended in the middle of writing a line of {name} ({_size(kept)} bytes, "
-                f"unreadable): they are kept in {kept}")
+        return (f"the last run ended in the middle of writing a line of {name} ({plural(n, 'byte')}, "
+                f"unreadable): {they} kept in {kept}")
     if not read:
         return f"{name} is not a session file: nothing in it can be read; {moved_note(kept)}"
-    return f"the last line of {name} is unreadable ({_size(kept)} bytes): they are kept in {kept}"
+    return f"the last line of {name} is unreadable ({plural(n, 'byte')}): {they} kept in {kept}"
 
 
 def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from .. import secrets
 from ..agent.run.runner import AgentSession
+from ..words import plural
 from . import render
 from .approval import nothing
 from .command_registry import (
@@ -58,7 +59,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
                        f"{'provider-reported' if pic.anchored else 'estimated'}{unsure}")
     _row(c, "", f"{render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
                 + ("auto-compaction paused" if s.cm.breaker_open else
-                   f"{max(0, lim.threshold - used):,} tokens until auto-compaction"))
+                   f"{plural(max(0, lim.threshold - used), 'token', grouped=True)} until auto-compaction"))
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
         from ..agent.run.server_windows import learned_how
         from ..agent.run.stream_events import window_choice
@@ -115,8 +116,6 @@ def _say_skipped(c: Console, skipped: list[OSError]) -> None:
     which, and why; the compactions they record are not counted."""
     if not skipped:
         return
-    from ..words import plural
-
     which = ", ".join(f"{Path(e.filename).name if e.filename else 'one'} ({e.strerror or e})" for e in skipped)
     c.print(f"{plural(len(skipped), 'compaction archive')} skipped: {which}; the compactions "
             f"{'it records' if len(skipped) == 1 else 'they record'} are not counted here",
@@ -176,7 +175,7 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
         c.print("no instruction files were loaded when this session started")
     for i, p in enumerate(every, 1):
         try:
-            size = f"{len(p.read_text(encoding='utf-8', errors='replace')):,} characters"
+            size = plural(len(p.read_text(encoding='utf-8', errors='replace')), "character", grouped=True)
         except OSError:
             size = "unreadable"
         if i == len(paths) + 1:

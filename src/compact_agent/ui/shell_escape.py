@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from ..shell_message import SHELL_HEAD
+from ..words import plural
 
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
@@ -63,7 +64,7 @@ def show_shell_output(console: Console, command: str, out: str) -> str:
         lines = left.count("\n") + (0 if left.endswith("\n") else 1)
         console.print(head.removesuffix("\n"), markup=False, highlight=False)
         whole = head.endswith("\n") and left.endswith("\n")  # the ends cut at lines: so many lines left out
-        console.print(f"[… {len(left):,} characters not shown here"
+        console.print(f"[… {plural(len(left), 'character', grouped=True)} not shown here"
                       f"{f': {lines:,} line' + ('s' if lines != 1 else '') if whole else ''} …]", style="dim", markup=False)
         console.print(tail, markup=False, highlight=False)
         cut = cut_from(out)

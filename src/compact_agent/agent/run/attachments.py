@@ -25,6 +25,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from ...config import Settings
 from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget
+from ...words import plural
 from ..safety.permissions import UNFOLLOWABLE, Permissions, resolve_path
 from ..tools import images
 from ..tools.base import MAX_LINE_CHARS, ToolEnv, ToolFailure
@@ -147,7 +148,7 @@ def _text_file(name: str, shown: str, path: Path, settings: Settings) -> Attachm
     try:
         size = path.stat().st_size
         if sniff_file(path) is None:
-            return refused(f"a binary file, {size:,} bytes")
+            return refused(f"a binary file, {plural(size, 'byte', grouped=True)}")
         if size > limit:
             return refused(f"{size:,} bytes, over the {limit:,}-byte read limit; the model can read "
                            "a slice of it or grep it")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...config import Settings
+from ...words import plural
 from ..safety.checked_open import open_read
 from ..safety.permissions import resolve_path
 from . import images
@@ -167,7 +168,7 @@ def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit
     enc = sniff(f.read(SNIFF_BYTES))
     f.seek(0)
     if enc is None:
-        return TextView(ToolFailure(f"{shown} is a binary file ({size} bytes); not shown."))
+        return TextView(ToolFailure(f"{shown} is a binary file ({plural(size, 'byte')}); not shown."))
     huge = size > settings.read_max_bytes
     if huge and offset is None and limit is None:
         return TextView(ToolFailure(
