@@ -43,7 +43,7 @@ from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
-from . import ledger, restore, summary, summary_prompt
+from . import cut_replies, ledger, restore, summary, summary_prompt
 from .cuts import join, partial_split, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
@@ -289,6 +289,7 @@ class Compactor(Keeper):
                 watch: Stopwatch, dropped_rounds: int, incremental: bool = False) -> CompactionResult:
         """The compacted history, its archive not written yet: `_archived` writes it, once the
         compaction goes ahead, and has the summary message name it (`name_archive`)."""
+        text = cut_replies.kept_in(text, summarized)  # a reply that did not finish is said as such
         users = summary.pick_user_messages(self.user_texts(summarized), self.limits.user_messages_budget)
         files = ledger.changed_files(messages, attempts=True, writers=self.file_tools)  # failed too, listed apart
         reads = ledger.read_files(summarized, after=tail, resolve=self.restorer.resolve,  # the tail's: not lost

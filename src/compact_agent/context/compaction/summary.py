@@ -25,7 +25,7 @@ from ..layers.digest import DIGEST_HEADER, default_digest, model_steps
 from ..plumbing import tokens
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
 from ..plumbing.markers import KEY, OWN_TEXT, ours
-from . import ledger
+from . import cut_replies, ledger
 from .user_messages import CUT_MARK as CUT_MARK
 from .user_messages import MIDDLE_MARK as MIDDLE_MARK
 from .user_messages import USER_HEAD_CHARS as USER_HEAD_CHARS
@@ -388,7 +388,7 @@ def _record_pieces(rest: Sequence[ModelMessage]) -> tuple[list[str], int]:
         others = [p for p in first.parts[k:] if not compaction_part(p)]
         rest = [*([ModelRequest(parts=others)] if others else []), *rest[at + 1:]]
     if rest:
-        steps = default_digest(list(rest), max_chars=10 * RECORD_MAX_CHARS, framed=False,
+        steps = default_digest(cut_replies.for_record(rest), max_chars=10 * RECORD_MAX_CHARS, framed=False,
                                user_chars=RECORD_USER_CHARS)
         pieces.append(steps)
         size += len(steps)

@@ -66,7 +66,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..compaction import ledger, summary
+from ..compaction import cut_replies, ledger, summary
 from ..layers.previews import spill_name
 from ..plumbing import markers, rounds, tokens
 from ..plumbing.events import Event
@@ -244,7 +244,7 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
     lines: list[str] = []
     for p in message.parts:
         if isinstance(p, TextPart) and p.content.strip():
-            lines.append("you wrote: " + cut(p.content))
+            lines.append("you wrote: " + cut_replies.clipped(p.content, chars))  # a mark it ends with, whole
         elif isinstance(p, ToolCallPart):
             lines.append(f"you called {summary.one_line(p.tool_name)} (id {summary.one_line(p.tool_call_id)}): {cut(p.args_as_json_str())}")
         elif isinstance(p, ToolReturnPart):
