@@ -148,10 +148,11 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     from .agent.run.retry import is_timeout
     from .agent.run.unsaved_answer import SHOWN, AnswerNotSaved, CallsNotSaved, not_saved_line
     from .context import HistoryNotSaved, WindowTooSmallError
-    from .context.plumbing.refusal import LARGER
+    from .context.plumbing.refusal import NoRoomForConversation
     from .deadline import StreamCut
     from .models import ConfigError
     from .session.store import SessionError
+    from .window_words import in_agent_words
 
     saved = retry_hint if retry_hint is not None else RETRY
     kept = kept_hint if kept_hint is not None else ("" if retry_hint == "" else KEPT)
@@ -170,10 +171,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return then(f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
                     f"{advice or 'check the network and that the server there is up'}{endpoint_given(e)}", saved)
     if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
-        return first_line(e).replace(LARGER, "use a larger --context-window (or, where the window is a "
-                                             "server's own, start that server with a larger one)").replace(
-            "a smaller CompactionSettings(tool_result_preview_chars=...)",
-            "a smaller tool_result_preview_chars under [compaction] in the config file")
+        return in_agent_words(first_line(e))
     if isinstance(e, AnswerNotSaved):  # the REPL (no kept_hint) streamed it; print mode says its own (print_unsaved.py)
         return not_saved_line(_describe_error(e.error), SHOWN if kept_hint is None else "")
     if isinstance(e, CallsNotSaved):  # the REPL (no kept_hint) keeps them; -p's --continue goes on without them
@@ -186,6 +184,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
                 "there before the file is rewritten with the conversation as it is now); the file keeps what "
                 "was saved before, no request went out unsaved, and the next message tries again")
     if isinstance(e, ModelContextWindowExceededError):  # the server's window is the limit: never a larger one given
+        if isinstance(e, NoRoomForConversation):  # its fixed part alone: no compaction helps (refusal.py)
+            return in_agent_words(first_line(e))
         from .context.plumbing.overflow import figures, refusal_text
 
         limit = figures(refusal_text(e))[1]  # works within it already; "shrunk": a failed compaction made none

@@ -7,7 +7,9 @@ schedule prices that cheaper; the record too where the summary request cannot fi
 `_record_instead`), and persists and accounts the result (`apply_result`, state.py). The thrash guard
 (`thrash_level`) escalates a compaction that comes too soon after the previous one, and `_auto` makes
 an automatic one (the threshold, the window, a refusal), counting a failure toward the circuit breaker
-instead of ending the turn. `CompactingState` is a part of `ContextManager`
+instead of ending the turn; a refusal that no compaction can answer, the instructions and tool
+definitions leaving no room for even a record, ends the run in one line (full_window.py).
+`CompactingState` is a part of `ContextManager`
 (pipeline.py), which adds the pydantic-ai hooks that call it.
 """
 
@@ -33,6 +35,7 @@ from .compaction.result import (
 )
 from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
+from .full_window import no_record_fits
 from .plumbing import tokens
 from .plumbing.events import Event, one_line
 from .plumbing.overflow import figures, refusal_text
@@ -323,6 +326,8 @@ class CompactingState(ManagerState):
 
     async def _auto(self, messages: list[ModelMessage], view: list[ModelMessage], trigger: str,
                     tokens_before: int | None = None) -> bool:
+        if trigger == "reactive" and (none_helps := no_record_fits(self, messages, tokens_before)) is not None:
+            raise none_helps  # the provider refused it, and no compaction can make room (full_window.py)
         keep_from = self._last_sent(messages)
         summary_input = view
         if keep_from is not None and keep_from < len(messages):

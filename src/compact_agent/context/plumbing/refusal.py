@@ -7,12 +7,19 @@ and the first message's first words. Blaming the instructions for all of it sent
 that takes the most, and says what makes that part smaller. The messages are told apart by who
 wrote them: "send a shorter prompt" was said of a note the newest steps were folded into, which
 the user never typed, and "what the user typed" counted the digests collapsed rounds left.
+
+`fixed_refusal` is the case no compaction can help: the instructions and tool definitions, as the
+provider counts them, leave no room for even a record of the conversation written without a model
+(a server whose tokenizer counts four times our estimate refused the first request, and the run
+ended saying only that the request was "too long … and could not be shrunk", after a line saying a
+compaction had failed). It names both figures and what makes room.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -24,9 +31,16 @@ from pydantic_ai.messages import (
 
 from . import markers, tokens
 
-__all__ = ["window_refusal"]
+__all__ = ["NoRoomForConversation", "fixed_refusal", "window_refusal"]
 
 LARGER = "pass a larger window= to ContextManager"
+
+
+class NoRoomForConversation(ModelContextWindowExceededError):
+    """The provider refused a request as too long, and its instructions and tool definitions, as it
+    counts them, leave the window no room for even a record of the conversation written without a
+    model: no compaction is tried, and the message is `fixed_refusal`'s line. A provider's refusal
+    still (caught as `ModelContextWindowExceededError`), with what no compaction can change said."""
 
 
 def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixed: int,
@@ -35,16 +49,9 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
     definitions (`fixed`, calibrated), the tool results left in `view` (as previews) and the rest
     of the messages, with what to do about the largest. `scale` calibrates an estimate. `answer`:
     the `max_tokens` the request asks for, which the window holds with the request."""
-    if answer:
-        room = (f"context window is {window:,} less the {answer:,} its max_tokens asks for the answer "
-                f"({max(0, window - answer):,})")
-        window = max(0, window - answer)
-        fewer = ", or ask for a shorter answer (max_tokens)"
-    else:
-        room, fewer = f"context window is {window:,}", ""
-    if fixed >= window:
-        return (f"this request needs {fixed:,} tokens for its instructions and tool definitions alone, but the "
-                f"{room}: send shorter instructions or fewer tools, or {LARGER}{fewer}")
+    room, prompt_room, fewer = _room(window, answer)
+    if fixed >= prompt_room:
+        return fixed_refusal(fixed, window, answer=answer)
     results = [p for m in view if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
     in_results = min(max(0, size - fixed), scale(sum(tokens.part_tokens(p) for p in results)))
     shares = [
@@ -57,6 +64,31 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
     parts = ", ".join(f"{n:,} for {text}" for n, text, _ in shares if n > 0)
     return (f"this request needs {size:,} tokens even shrunk as far as it goes, but the {room} ({parts}): "
             f"{shares[0][2]}{fewer}")
+
+
+def _room(window: int, answer: int) -> tuple[str, int, str]:
+    """The window as a refusal names it, the room it leaves a prompt, and what a shorter answer adds."""
+    if not answer:
+        return f"context window is {window:,}", window, ""
+    return (f"context window is {window:,} less the {answer:,} its max_tokens asks for the answer "
+            f"({max(0, window - answer):,})", max(0, window - answer), ", or ask for a shorter answer (max_tokens)")
+
+
+def fixed_refusal(fixed: int, window: int, *, answer: int = 0, least: int = 0, counted: bool = False) -> str:
+    """One line: the instructions and tool definitions (`fixed`, as the provider counts them) leave the
+    `window` (less `answer`, the `max_tokens` asked) no room for `least`, the smallest a compacted
+    conversation can be (a record written without a model, holding the first words of the user's
+    newest message). `counted`: `fixed` is the provider's count, not our estimate (a tokenizer denser
+    than characters/4), which the line says: the user's own count of the file would not show it."""
+    room, prompt_room, fewer = _room(window, answer)
+    about, how = ("about ", " (as the provider counts them)") if counted else ("", "")
+    what = f"send shorter instructions or fewer tools, or {LARGER}{fewer}"
+    if fixed >= prompt_room:
+        return (f"this request needs {about}{fixed:,} tokens for its instructions and tool definitions alone{how}, "
+                f"but the {room}: {what}")
+    return (f"the instructions and tool definitions alone take {about}{fixed:,} tokens{how}, and the {room}: that "
+            f"leaves no room for the conversation, not even for a record of it written without a model ({least:,} "
+            f"tokens at the least): {what}")
 
 
 #: The rest of the request by who wrote it, each with what makes it smaller.
