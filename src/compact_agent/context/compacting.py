@@ -30,12 +30,13 @@ from .compaction.result import (
     CompactionResult,
     NoSummary,
     NotSmaller,
+    RecordTooWeak,
     SummaryNotSent,
     no_summary,
 )
 from .compaction.summarizer import with_output_cap
 from .contract import keep_system_prompts, stamp_new
-from .full_window import no_record_fits
+from .full_window import no_record_fits, record_ceiling, useful
 from .plumbing import tokens
 from .plumbing.events import Event, one_line
 from .plumbing.overflow import figures, refusal_text
@@ -154,16 +155,29 @@ class CompactingState(ManagerState):
         instead, the refused request that asked for a compaction ended the run as if one had been made
         and had not helped ("too long … even after compaction"), and a session whose summary request
         never fits failed every later run and /compact the same way. `unsent` is raised again where
-        no record shrinks the context either."""
+        no record shrinks the context either. Where the window forced the compaction, a record that
+        frees too little for the next step's reply is made again keeping less, then not made
+        (`RecordTooWeak`, full_window.py)."""
         assert self.compactor is not None
-        try:
-            result = await self.compactor.compact(messages, summarize=no_summary, archive=archive, trigger=trigger,
-                                                  tokens_before=before, overhead=self.overhead, level=level,
-                                                  prefer_record=lambda size: True, vet=vet)
-        except (NotSmaller, NoSummary):
-            raise unsent from None
-        result.event.detail["summary_unsent"] = one_line(unsent)
-        return result
+        ceiling = record_ceiling(self, trigger)
+
+        def sent(result: CompactionResult) -> int:  # as `_vet` measures it: the system prompts put back
+            kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
+            return self.sent_size(kept, result.kept)
+        weak: RecordTooWeak | None = None
+        for lvl in range(level, 3 if ceiling is not None else level + 1):  # keeping less each time
+            try:
+                result = await self.compactor.compact(messages, summarize=no_summary, archive=archive, trigger=trigger,
+                                                      tokens_before=before, overhead=self.overhead, level=lvl,
+                                                      prefer_record=lambda size: True, vet=useful(ceiling, sent, vet))
+            except RecordTooWeak as e:
+                weak = e
+                continue
+            except (NotSmaller, NoSummary):
+                break
+            result.event.detail["summary_unsent"] = one_line(unsent)
+            return result
+        raise weak or unsent from None
 
     @contextlib.contextmanager
     def summary_sized(self, summarize: object) -> Iterator[None]:

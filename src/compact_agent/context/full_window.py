@@ -1,4 +1,4 @@
-"""A compaction where the window is full: a refusal no compaction can answer.
+"""A compaction where the window is full: what no compaction can answer, and what a record must free.
 
 A provider that refuses a request as too long is answered by a compaction (reactive: compacting.py
 `_auto`). Where the instructions and tool definitions, as the provider counts them, leave no room
@@ -7,15 +7,25 @@ newest message), none can help: one was tried, its summary request longer still 
 smaller, said in a line of its own ("auto-compaction failed"), and the run ended on the provider's
 refusal ("too long … could not be shrunk"), naming neither figure. `no_record_fits` says so instead,
 in one line (`refusal.fixed_refusal`), before anything is tried.
+
+Where the summary request cannot fit, a record of the steps stands in for it (compacting.py
+`_record_instead`). Where the window forced that compaction (over the hard limit, or refused by the
+provider), the record must bring the request, as it will be sent, to the hard limit at most
+(`record_ceiling`), the largest request that leaves the model room for its reply: a 4K window's
+record freed 8% and left the request over it, with no room for the next step's reply, and the next
+request compacted again, archiving the whole transcript each time. A record over it is made again
+keeping less (the thrash guard's steps) and, still over, not made (`RecordTooWeak`): the failed
+compaction leaves the request to the last resort (decisions/fit.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic_ai.messages import ModelMessage
 
 from .compaction import summary
+from .compaction.result import CompactionResult, RecordTooWeak
 from .plumbing import tokens
 from .plumbing.events import Event
 from .plumbing.refusal import NoRoomForConversation, fixed_refusal
@@ -45,3 +55,24 @@ def no_record_fits(cm: ManagerState, messages: Sequence[ModelMessage], refused: 
     return NoRoomForConversation(model, fixed_refusal(fixed, window, answer=cm.answer_asked, least=least,
                                                       counted=fixed > cm.overhead_estimate * 11 // 10))
 
+
+def record_ceiling(cm: ManagerState, trigger: str) -> int | None:
+    """The largest request a record may leave where the window forced the compaction (`trigger`
+    "reactive", or an automatic one over the hard limit): the hard limit. None for any other
+    compaction (a /compact, or one at the threshold, takes what a record frees)."""
+    if trigger != "reactive" and (trigger != "auto" or cm._reason != "window"):
+        return None
+    return cm.schedule.hard_limit(cm)
+
+
+def useful(ceiling: int | None, sent: Callable[[CompactionResult], int],
+           vet: Callable[[CompactionResult], None]) -> Callable[[CompactionResult], None]:
+    """`vet`, after refusing a record whose history, as the next request sends it (`sent`), is over
+    `ceiling` (`RecordTooWeak`): asked before anything is archived, so a record refused leaves no copy
+    of the transcript behind."""
+    def check(result: CompactionResult) -> None:
+        if ceiling is not None and (after := sent(result)) > ceiling:
+            raise RecordTooWeak(f"a record would leave the request at {after:,} tokens, over the {ceiling:,} that "
+                                "leave the model room for its reply: not made", before=result.tokens_before, after=after)
+        vet(result)
+    return check

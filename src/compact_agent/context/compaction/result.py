@@ -68,6 +68,12 @@ class NotSmaller(CompactionError):
         self.before, self.after, self.parts, self.unasked = before, after, dict(parts or {}), unasked
 
 
+class RecordTooWeak(NotSmaller):
+    """A record standing in for a summary the window forced, which would leave the next request (this
+    one after it, and one request's growth) over the hard limit: it frees too little for the next
+    step's reply, and that step would compact again (compacting.py `_record_instead`). Not made."""
+
+
 @dataclass
 class CompactionResult:
     messages: list[ModelMessage]
