@@ -206,7 +206,8 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
         _close_unanswered(s)
     history = list(s.messages)
     start = len(history) - 1 if retry else len(history)
-    s.checkpoints.begin(s.turns, start, prompt if typed is None else typed,  # what /rewind shows and gives back
+    # What /rewind shows and gives back: what was typed, or the prompt where nothing was (`-p -`: all of it piped)
+    s.checkpoints.begin(s.turns, start, typed or prompt,
                         history[start - 1] if start else None,  # what it is found by after a rewrite
                         retry=retry,  # …in the checkpoint of the attempt that failed
                         reads=s.env.read_state.current_json())  # what a rewind to it gives back as read
