@@ -119,6 +119,9 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         if sw.compaction.archive is not None:  # a path, whole
             c.print(f"full transcript archived at {sw.compaction.archive}", markup=False, highlight=False,
                     soft_wrap=True)
+        if sw.summary_failed is not None:  # the old model wrote none: a record of the steps stands in for it
+            c.print(f"{sw.summary_failed}, so the compaction is a record of the steps written without a model",
+                    markup=False, highlight=False)
     shaped = "" if sw.context is None else \
         f" · context {sw.context[0]:,} → {sw.context[1]:,} tokens as the view layers shape it for this window"
     c.print(f"{switched(sw.old, sw.new, before, sw.window)}{shaped} · auto-compaction at {sw.threshold:,}",

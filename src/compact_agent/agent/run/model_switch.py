@@ -5,7 +5,11 @@ re-derives the limits (`ContextManager.set_window`), resets the token calibratio
 model's ratio says nothing about the new tokenizer) and prices later requests with the new model.
 If the context is already over the new model's auto-compact threshold, the session is compacted
 first — with the old model, whose window the conversation still fits — sized for the new window,
-so the first request to the new model is not a guaranteed "prompt too long". The session
+so the first request to the new model is not a guaranteed "prompt too long". Where the old model's
+summary request fails (a balance run out, a model the server no longer serves: why one switches), a
+record of the steps written without a model stands in for it, as it does for a summary that cannot
+fit the window (`_compacted`); a switch that still cannot compact raises `NotSwitched`, its one
+line saying so and what to do, nothing changed. The session
 remembers the switch (session/remembered.py): `-c` goes on with the model switched to, and with the
 window given with it (not a print-mode run's: that one ends with the command).
 """
@@ -15,8 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pydantic_ai.exceptions import UsageLimitExceeded
+
 from ...config import Limits
-from ...context.compaction.result import CompactionResult
+from ...context.compaction.result import (
+    CompactionBlocked,
+    CompactionError,
+    CompactionResult,
+    NotSmaller,
+    SummaryNotSent,
+)
 from ...context.layers.microcompact import Microcompact
 from ...context.plumbing import tokens
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
@@ -39,6 +51,13 @@ class Switch:
     #: The context in use within the old window, and as the view layers shape it within the new one
     #: (long results as previews), where the new one is smaller: a compaction begins from the second.
     context: tuple[int, int] | None = None
+    #: Why the old model wrote no summary, where a record written without a model stands in for it.
+    summary_failed: str | None = None
+
+
+class NotSwitched(Exception):
+    """A switch that did not happen, nothing changed: its message is the whole line (`not switched: …`,
+    what to do), which the REPL and print mode show as it is (print mode exits 1)."""
 
 
 async def switch_model(session: AgentSession, name: str, window: int | None = None, *,
@@ -59,7 +78,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     server_turns.wire(model, opts, info)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
-    compaction, context = None, None
+    compaction, context, unsent = None, None, None
     if (in_use := session.context_tokens()) > limits.threshold:
         # Over it as the view layers shape the context within the old window; within the new one they
         # may shape it below (long results as previews): a compaction only where it is over it then.
@@ -70,10 +89,12 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         try:
             context = (in_use, session.context_tokens())
             if context[1] > session.cm.limits.threshold:
-                compaction = await session.compact()
-        except BaseException:
+                compaction, unsent = await _compacted(session)
+        except BaseException as e:
             session.cm.max_output = old_max
             session.cm.set_window(old_limits.window)
+            if isinstance(e, Exception) and context is not None:
+                raise NotSwitched(not_switched(e, session.info.name, info.window, limits.threshold, context[1])) from e
             raise
     sync_costs(session)  # summaries so far were made by the old model
     old = session.info.name
@@ -108,7 +129,59 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         session.store.keep_options(kept)
         remembered.switched(kept)
     return Switch(old, name, info.window, cm.limits.threshold, compaction,
-                  context if context is not None and context[0] != context[1] else None)
+                  context if context is not None and context[0] != context[1] else None, unsent)
+
+
+async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | None]:
+    """The compaction a smaller window needs, summarised by the model in use; where its summary request
+    fails, a record of the steps written without a model (compacting.py's, for a summary request that
+    cannot be sent), and why the summary failed. The old model's summary was the only way: a provider
+    answering 402 (its balance run out) or 404 (a model it no longer serves) failed every `/model …
+    --window N` and `/compact`, the switch that would leave that model included."""
+    try:
+        return await session.compact(), None
+    except (CompactionError, UsageLimitExceeded):  # refused, blocked, not smaller: no request failed
+        raise
+    except Exception as e:  # noqa: BLE001 - the summary request's failure: a record needs no request
+        failed = e
+    why = f"the summary request to {session.info.name} failed: {_said(failed)}"
+
+    class Unsent:  # the summarizer of this compaction: it asks no model
+        async def __call__(self, sent: object, prompt: str) -> str:
+            raise SummaryNotSent(why)
+    made, session.cm.summarizer = session.cm.summarizer, lambda cm: Unsent()
+    try:
+        return await session.compact(), why
+    except CompactionError:  # no record either (records off, or none would shrink it): the summary's failure
+        raise failed from None
+    finally:
+        session.cm.summarizer = made
+
+
+def _said(e: BaseException) -> str:
+    from ...error_text import describe_error
+
+    return describe_error(e, "", "").rstrip().removesuffix(".")
+
+
+def not_switched(e: Exception, old: str, window: int, threshold: int, context: int) -> str:
+    """The line of a switch whose compaction failed: why, that nothing changed, and what to do. It was
+    the failed turn's line, whose advice was `/model switches the model`: the command that had failed."""
+    from ...error_text import describe_error
+
+    needs = f"the context ({context:,} tokens) is over the {threshold:,} at which a {window:,}-token window compacts"
+    bigger = "a --window whose threshold is over the context switches without compacting"
+    if isinstance(e, NotSmaller):
+        return (f"not switched: {needs}, and a compaction would not shrink it ({e.before:,} → {e.after:,} tokens); "
+                f"nothing was changed; {bigger}")
+    if isinstance(e, CompactionBlocked):
+        return f"not switched: {needs}, and its compaction was blocked by {e.reason or 'a PreCompact hook'}; nothing was changed"
+    if isinstance(e, CompactionError):
+        return f"not switched: {needs}, and its compaction failed: {_said(e)}; nothing was changed"
+    passing = "\0passing" in describe_error(e, "; \0passing", "")
+    again = "the same /model again to retry, or " if passing else ""
+    return (f"not switched: {needs}, and its summary request to {old} failed: {_said(e)}; nothing was changed; "
+            f"{again}{bigger}")
 
 
 def _carried(session: AgentSession, fallback: int | None) -> int | None:
