@@ -1,8 +1,9 @@
 """What lies under an error's surface, found for the one-line texts (error_text.py): the errors an
 SDK wrapped (`chain`, `caused_by`), the address a failed request went to, the `retry-after` a
 provider asked for, whether a key was sent at all, a reply cut off mid-way and one that was not
-JSON. Apart from the texts so that the looking (through `__cause__`, a response's headers, a
-request's URL) is in one place and error_text.py is left with the words.
+JSON, why a connection failed (`connection_reason`) and the proxy it could not reach. Apart from the
+texts so that the looking (through `__cause__`, a response's headers, a request's URL) is in one
+place and error_text.py is left with the words.
 
 Every import of agent or SDK code is late, as in error_text.py: --version and --help load none of it."""
 
@@ -39,6 +40,70 @@ def endpoint(e: BaseException) -> str:
         if url is not None and getattr(url, "host", None):
             return f" at {url.copy_with(query=None, fragment=None)}"
     return ""
+
+
+def connection_reason(e: BaseException) -> tuple[str, str | None]:
+    """Why a request reached no server, in words, from the transport error under `e` (the SDKs say
+    only "Connection error."), and what to do about it when the cause says: nothing listening, a
+    host name that does not resolve, TLS spoken to a plain-HTTP port, a server that hung up
+    without answering. Otherwise the innermost error's words and None."""
+    import os
+    import socket
+    import ssl
+
+    import httpx2 as httpx
+
+    from .error_text import first_line
+
+    causes = chain(e)
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
+        return "connection refused: nothing listens at that address and port", "start the server there, or correct the address"
+    if any(isinstance(c, socket.gaierror) for c in causes):
+        return "its host name does not resolve", "check the address and the network"
+    if any(isinstance(c, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(c) for c in causes):
+        return "the server there does not speak TLS", "give its address with http://, not https://"
+    if any(isinstance(c, httpx.RemoteProtocolError) for c in causes):
+        return ("the server there closed the connection without answering",
+                "check that it is up and serves this API there (its log may say why)")
+    if any(isinstance(c, httpx.UnsupportedProtocol) for c in causes):  # ours are checked: a client's own variable
+        bad = [f"{v}={os.environ[v].rpartition('@')[2]!r}" for v in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+               if v in os.environ and not os.environ[v].startswith(("http://", "https://"))]  # no user:password@
+        return (f"{' and '.join(bad) or 'its address'} is no http:// or https:// address",
+                "the provider's client sends its requests there: give the server's address, or unset it" if bad else None)
+    said = [first_line(c) for c in causes if str(c).strip()]
+    return (said[-1] if said else "connection failed"), None
+
+
+def proxy_unreached(e: BaseException, reason: str) -> str | None:
+    """'cannot reach the proxy URL (VARIABLE) on the way to the model endpoint at URL (REASON); ...'
+    for a request that failed on its way to the proxy the environment names (deadline.py notes it),
+    `reason` being `connection_reason`'s for that connection; 'the proxy ... did not open a
+    connection to the model endpoint ...' for one the proxy answered with a refusal.
+    The proxy is named without the user and password its address may hold. None for any other
+    failure: a TLS error after the proxy's tunnel was open is the endpoint's, and said as its."""
+    import socket
+    import ssl
+
+    import httpx2 as httpx
+
+    from .deadline import proxy_noted
+
+    causes = chain(e)
+    shown, variable = next((named for c in causes if (named := proxy_noted(c))[0]), ("", ""))
+    if not shown:
+        return None
+    proxy = f"{shown} ({variable})" if variable else shown
+    refused = next((c for c in causes if isinstance(c, httpx.ProxyError)), None)
+    if refused is not None:  # the proxy answered CONNECT with an error status
+        return (f"the proxy {proxy} did not open a connection to the model endpoint{endpoint(e)} (it answered "
+                f"{str(refused).strip() or 'with an error'}); check that the proxy lets requests through to it, or "
+                f"name its host in NO_PROXY")
+    connecting = any(isinstance(c, (ConnectionRefusedError, socket.gaierror)) for c in causes) or (
+        any(isinstance(c, httpx.ConnectError) for c in causes) and not any(isinstance(c, ssl.SSLError) for c in causes))
+    if not connecting:
+        return None
+    return (f"cannot reach the proxy {proxy} on the way to the model endpoint{endpoint(e)} ({reason}); "
+            f"start the proxy there, correct {variable or 'the variable that names it'}, or unset it")
 
 
 def after_retries(e: BaseException) -> str:

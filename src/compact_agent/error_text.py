@@ -12,52 +12,23 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from typing import Any
 
 from .error_causes import (
     after_retries,
     caused_by,
-    chain,
     endpoint,
     key_from,
+    proxy_unreached,
     reply_cut,
     reply_not_json,
     reply_unreadable,
     retry_after,
     sent_no_key,
 )
+from .error_causes import connection_reason as connection_reason  # the agent's other lines ask here
 from .error_notes import endpoint_given, limit_chosen_by, model_note, served_words
-
-
-def connection_reason(e: BaseException) -> tuple[str, str | None]:
-    """Why a request reached no server, in words, from the transport error under `e` (the SDKs say
-    only "Connection error."), and what to do about it when the cause says: nothing listening, a
-    host name that does not resolve, TLS spoken to a plain-HTTP port, a server that hung up
-    without answering. Otherwise the innermost error's words and None."""
-    import socket
-    import ssl
-
-    import httpx2 as httpx
-
-    causes = chain(e)
-    if any(isinstance(c, ConnectionRefusedError) for c in causes):
-        return "connection refused: nothing listens at that address and port", "start the server there, or correct the address"
-    if any(isinstance(c, socket.gaierror) for c in causes):
-        return "its host name does not resolve", "check the address and the network"
-    if any(isinstance(c, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(c) for c in causes):
-        return "the server there does not speak TLS", "give its address with http://, not https://"
-    if any(isinstance(c, httpx.RemoteProtocolError) for c in causes):
-        return ("the server there closed the connection without answering",
-                "check that it is up and serves this API there (its log may say why)")
-    if any(isinstance(c, httpx.UnsupportedProtocol) for c in causes):  # ours are checked: a client's own variable
-        bad = [f"{v}={os.environ[v].rpartition('@')[2]!r}" for v in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
-               if v in os.environ and not os.environ[v].startswith(("http://", "https://"))]  # no user:password@
-        return (f"{' and '.join(bad) or 'its address'} is no http:// or https:// address",
-                "the provider's client sends its requests there: give the server's address, or unset it" if bad else None)
-    said = [first_line(c) for c in causes if str(c).strip()]
-    return (said[-1] if said else "connection failed"), None
 
 
 def no_key_line(at: str) -> str:
@@ -168,7 +139,7 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
                     f"COMPACT_AGENT_REQUEST_TIMEOUT_S for a slow local model)", saved)
     if isinstance(e, ModelConnectionError):
         reason, advice = connection_reason(e)
-        return then(f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
+        return then(proxy_unreached(e, reason) or f"cannot reach the model endpoint{endpoint(e)} ({reason}); "
                     f"{advice or 'check the network and that the server there is up'}{endpoint_given(e)}", saved)
     if isinstance(e, WindowTooSmallError):  # the library's advice, in the command line's words
         return in_agent_words(first_line(e))

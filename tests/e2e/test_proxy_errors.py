@@ -1,12 +1,15 @@
 """The proxies the environment names (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, less `NO_PROXY`) carry
 the agent's requests, as they carry those of the SDKs' own client: the client the agent gives them has
 a transport of its own (deadline.py), for which httpx reads no proxy, so every request went straight
-to the endpoint. A proxy no client can send through is said in one line, its address without its
-user and password."""
+to the endpoint. A proxy that cannot be reached is said as the proxy, by its address without its
+user and password and by the variable that named it, not as the endpoint behind it; so is one no
+client can send through."""
 
 from __future__ import annotations
 
 import socket
+
+import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -15,6 +18,23 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])  # free once closed: nothing listens there
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "ALL_PROXY", "http_proxy"])
+def test_a_proxy_that_cannot_be_reached_is_named(cli, variable: str) -> None:
+    port = closed_port()
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as server:
+        url = server.base_url
+        res = cli("-p", "hi", "--model", "fake-model", "--base-url", url, "--api-key", "k",
+                  env={variable: f"http://me:s3cret@127.0.0.1:{port}"})
+        assert not server.requests  # nothing went round the proxy to the endpoint
+    assert res.code == 1 and res.stdout == "", (res.code, res.stdout)
+    [line] = res.stderr.splitlines()
+    assert "s3cret" not in line and "me:" not in line, line
+    assert line.startswith(
+        f"compact-agent: cannot reach the proxy http://***@127.0.0.1:{port} ({variable}) on the way to the model "
+        f"endpoint at {url}/chat/completions (connection refused: nothing listens at that address and "
+        f"port); start the proxy there, correct {variable}, or unset it"), line
 
 
 def test_requests_go_through_the_proxy(cli) -> None:
