@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelRequest, SystemPromptPart
+from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
 
 from compact_agent.replay import load_transcript
 from compact_agent.replay._cline_sidecar import fingerprint
@@ -141,6 +141,29 @@ def test_a_runs_total_is_not_taken_for_a_requests_size(tmp_path: Path) -> None:
     assert "which Cline records there when the run's requests have no counts of their own" in said, said
     assert not load_transcript(one_each).warnings
 
+
+
+def test_what_cline_puts_among_the_persons_words_is_not_typed(tmp_path: Path) -> None:
+    """Inside <user_input> Cline puts text of its own where the person typed a command or named a file:
+    /deep-planning's instructions in <explicit_instructions>, a command the CLI expanded in <user_command>
+    (its instructions; of /team, the words after its fixed request are the person's), a mode notice, what
+    an @ mention brought in. They were counted as typed, so the fidelity measure looked for Cline's
+    instructions and files in every compaction."""
+    planning = ('<explicit_instructions type="deep-planning">\nYour task is to create a comprehensive '
+                'implementation plan before writing any code.\n</explicit_instructions>\n')
+    workflow = '<user_command slash="release">Bump the version, tag it and push the tag.</user_command>'
+    team = '<user_command slash="team">spawn a team of agents for the following task: port the parser</user_command>'
+    notice = "<mode_notice>The user switched from plan mode to act mode before sending this message.</mode_notice>"
+    mention = 'see \'src/a.py\' (see below for file content)\n\n<file_content path="src/a.py">\nA BODY\n</file_content>'
+    sent = [f"{planning}add caching to the fetcher", f"{workflow} for 2.1", team, f"{notice}now do it", mention]
+    path = session(tmp_path, [p for n, text in enumerate(sent, 1) for p in (prompt(text), reply(n, m(100 * n)))])
+    transcript = load_transcript(path)
+    assert typed_texts(transcript.messages, transcript.harness_texts) == [
+        "add caching to the fetcher", "for 2.1", "port the parser", "now do it",
+        "see 'src/a.py' (see below for file content)"]
+    texts = "".join(p.content for msg in transcript.messages if isinstance(msg, ModelRequest) for p in msg.parts
+                    if isinstance(p, UserPromptPart) and isinstance(p.content, str))
+    assert all(f'<user_input mode="act">{text}</user_input>' in texts for text in sent)  # sent as Cline sent it
 
 def test_a_file_rewritten_compacted_starts_from_the_summary(tmp_path: Path) -> None:
     """Releases before July 2026 rewrote the file compacted: the summary first, the conversation it

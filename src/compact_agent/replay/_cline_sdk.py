@@ -11,12 +11,22 @@ system_prompt}``. The tasks of earlier releases (``tasks/<id>/api_conversation_h
   sent as its text in a ``<file_content path=…>`` element (sdk/packages/shared/src/llms/ai-sdk-format.ts)
   and replayed so, as the harness's text.
 * ``system_prompt`` is the system prompt every request carried: the replay's fixed prompt.
-* Whose words: the SDK wraps what the person typed in ``<user_input mode=…>`` (or a command in
-  ``<user_command slash=…>``; sdk/packages/shared/src/prompt/format.ts): the words inside are the
-  person's, the tags around them the harness's (the text is cut there, nothing of it lost), as are
-  the rest of a user message, a ``<mode_notice>`` beside it, the text that comes with tool results and
-  the messages the SDK inserts itself (their ``metadata.kind`` names them: reminders, recovery
-  notices). Text without the wrapper in a plain message is the person's (releases before it).
+* Whose words: the SDK wraps what the person sent in ``<user_input mode=…>``
+  (sdk/packages/shared/src/prompt/format.ts): the words inside are the person's, the tags around them
+  the harness's (the text is cut there, nothing of it lost), as are the rest of a user message, a
+  ``<mode_notice>`` beside it, the text that comes with tool results and the messages the SDK inserts
+  itself (their ``metadata.kind`` names them: reminders, recovery notices). Text without the wrapper
+  in a plain message is the person's (releases before it). Inside the wrapper Cline puts text of its
+  own where the person typed a command or named a file (`_CLINES`), which is the harness's too: a
+  built-in command's instructions (``/deep-planning`` in ``<explicit_instructions type=…>``;
+  apps/vscode/src/sdk/builtin-slash-commands.ts), a command the CLI expanded in
+  ``<user_command slash=…>`` (the command's instructions, formatUserCommandBlock; of ``/team``, the
+  words after its fixed request are the person's), a ``<mode_notice>`` put before the words, and
+  what an ``@`` mention brought in (apps/vscode/src/core/mentions: ``<file_content>``,
+  ``<folder_content>``, ``<url_content>``, ``<workspace_diagnostics>``, ``<terminal_output>``,
+  ``<git_working_state>``, ``<git_commit>``). A workflow's text the SDK puts in place of its
+  ``/name`` bare, with no mark of its own (resolveRuntimeSlashCommand, expandSlashCommands), cannot be
+  told from the person's and counts as typed.
 * Usage: each response's ``metrics`` (`_recorded_usage`).
 * Compaction: releases before July 2026 rewrote the file compacted, the earlier conversation gone and a
   summary (``metadata.kind`` ``compaction_summary``) or, compacting without a model, the first kept
@@ -48,9 +58,18 @@ from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
 from ._recorded import parse_time
 
-#: What the SDK wraps the person's words in (formatUserInputBlock, formatUserCommandBlock): the words
-#: between the tags (group ``words``) are the person's, the tags the SDK's.
-_TYPED = re.compile(r"<(user_input|user_command)\b[^>]*>(?P<words>.*?)</\1>", re.DOTALL)
+#: What the SDK wraps the person's words in (formatUserInputBlock): the words between the tags (group
+#: ``words``) are the person's, the tags the SDK's.
+_TYPED = re.compile(r"<(user_input)\b[^>]*>(?P<words>.*?)</\1>", re.DOTALL)
+#: What ``/team`` asks for before the person's words (apps/cli/src/utils/team-command.ts, rewriteTeamPrompt).
+TEAM_REQUEST = "spawn a team of agents for the following task: "
+#: Cline's own text among the person's words (see the module docstring): each block whole, but for
+#: the words of a ``/team`` command (group ``task``), which are the person's.
+_CLINES = re.compile(
+    r"<(?P<tag>explicit_instructions|mode_notice|file_content|folder_content|url_content|workspace_diagnostics"
+    r"|terminal_output|git_working_state|git_commit)\b[^>]*>.*?</(?P=tag)>"
+    r'|<user_command\b[^>]*\bslash="team"[^>]*>' + re.escape(TEAM_REQUEST) + r"(?P<task>.*?)</user_command>"
+    r"|<user_command\b[^>]*>.*?</user_command>", re.DOTALL)
 _COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
 
 
@@ -131,8 +150,26 @@ def _pieces(text: str, plain: bool) -> list[tuple[str, bool]]:
     theirs; without one, the whole text of a plain message (`plain`), unless it is Cline's note on
     resuming a task."""
     if not _TYPED.search(text):
-        return [(text, plain and not text.lstrip().startswith("[TASK RESUMPTION]"))]
-    return typed_spans(text, _TYPED)
+        pieces = [(text, plain and not text.lstrip().startswith("[TASK RESUMPTION]"))]
+    else:
+        pieces = typed_spans(text, _TYPED)
+    return [cut for piece, typed in pieces for cut in (_without_clines(piece) if typed else [(piece, False)])]
+
+
+def _without_clines(words: str) -> list[tuple[str, bool]]:
+    """The person's `words` cut where Cline's own text stands among them (`_CLINES`), that text the
+    harness's; the pieces joined are `words`."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for match in _CLINES.finditer(words):
+        pieces.append((words[at:match.start()], True))
+        if match.group("task") is not None:
+            pieces += [(words[match.start():match.start("task")], False), (match.group("task"), True),
+                       (words[match.end("task"):match.end()], False)]
+        else:
+            pieces.append((match.group(), False))
+        at = match.end()
+    return [*pieces, (words[at:], True)]
 
 
 def _as_sent(content: Any, files: set[str]) -> list[Any]:
