@@ -214,3 +214,38 @@ def test_a_resume_that_drops_a_context_turn_saved_under_an_id_of_its_own_is_no_r
     contexts = [p.content for m in transcript.messages for p in m.parts
                 if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith("<session_")]
     assert contexts == [ENV["content"][0]["text"]]  # once, as the requests before the resume sent it
+
+
+def test_a_resume_that_sends_the_context_turn_twice_is_replayed_with_both(tmp_path: Path) -> None:
+    """From 2026-05-21 a resume put a context turn in front under the fixed id unless the history began
+    with one, and until 2026-05-24 it still kept the saved one (under an id of its own, or in a file begun
+    without one, none): the model read both from then on. The new one was left out, the replay sending one
+    context turn (or none) where the recorded requests sent two (or one). It is replayed after the
+    messages kept, where the resume sent it first, and a later $set restating it in front is no rewrite."""
+    messages = turn()
+    own = {**ENV, "id": "5c1f0e9a-2b7d-4e3a-9f61-0d8c2a7b4e15"}
+    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
+                                            "August 21, 2026.\n</session_context>"}]}
+    more: list[dict[str, Any]] = [
+        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
+        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
+         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
+
+    def contexts(lines: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        transcript = load_transcript(write(tmp_path, lines))
+        assert_valid_conversation(transcript.messages)
+        assert transcript.recorded_compactions == [] and transcript.warnings == []
+        assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000, 17_100]
+        assert typed_texts(transcript.messages, transcript.harness_texts) == ["read a and b", "thanks"]
+        said = [str(getattr(p, "content", "")) for m in transcript.messages for p in m.parts]
+        at = [i for i, text in enumerate(said) if text.startswith("<session_")]
+        assert said.index("Both read.") < at[-1] < said.index("thanks")  # after the messages kept
+        return [(i, said[i]) for i in at]
+
+    old, new = ENV["content"][0]["text"], next_day["content"][0]["text"]
+    for begun, sent in (([as_set([own]), *messages], [own, *messages]), (messages, messages)):
+        resumed = as_set([next_day, *sent])
+        seen = contexts([META, *begun, resumed, *more])
+        assert [text for _, text in seen] == ([old, new] if sent[0] is own else [new])
+        again = as_set([next_day, *sent, *more])  # the history written back whole later, the new turn in front
+        assert contexts([META, *begun, resumed, *more, again]) == seen

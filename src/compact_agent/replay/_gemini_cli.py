@@ -147,25 +147,40 @@ def _context_kept(new: dict[str, Mapping[str, Any]], kept: Mapping[str, Mapping[
                   ) -> dict[str, Mapping[str, Any]]:
     """``new`` with the harness's context turns (`_is_context`) as ``kept`` had them: on resume Gemini CLI
     makes its ``<session_context>`` turn again, under the same id, with that day's date and folder tree
-    (utils/environmentContext.ts ``getInitialChatHistory``; a file begun before May 2026 gets one put in
-    front), which is no rewrite of what the model saw. Its new text is not replayed, the replay holding
-    one history for every request: the old one stays, and one put in front of messages it kept is left out.
-    A file whose context turn was saved under an id of its own (a release of May 2026 gave it a new one
-    each session, before the fixed id) has it dropped by the resume and the new one in front under the
-    fixed id: the old one stays in its place too."""
+    (utils/environmentContext.ts ``getInitialChatHistory``), which is no rewrite of what the model saw. Its
+    new text is not replayed, the replay holding one history for every request: the old one stays, in
+    its place. A file whose context turn was saved under an id of its own (before the fixed id of
+    2026-05-21) has it dropped by a resume since 2026-05-24 (utils/sessionUtils.ts leaves such turns out
+    of the history it resumes) and the new one in front under the fixed id: the old one stays in its
+    place too, one turn as the model saw one.
+
+    A context turn put in front of messages the history kept, not standing in for one it dropped, was
+    sent from the resume on as well as those messages: a file begun before May 2026 gets one it never had,
+    and the releases of 2026-05-21 to 2026-05-23 put the new one in front of the old one they still kept,
+    so the model read two. It is replayed where the resume sent it first, after the messages kept (the
+    replay's history only grows), so that every request from then on holds what the recorded one did;
+    a later ``$set`` restating it in front leaves it there."""
     out: dict[str, Mapping[str, Any]] = {}
     ids = list(new)
     first = next(((key, m) for key, m in kept.items() if _is_seen(m)), None)  # what the model saw first
     dropped = first if first is not None and _is_context(first[1]) and first[0] not in new else None
+    resumed: dict[str, Mapping[str, Any]] = {}  # put in front on resume: sent after the messages kept
     for at, (key, message) in enumerate(new.items()):
         if _is_context(message) and key in kept and _is_context(kept[key]):
             message = kept[key]
         elif _is_context(message) and key not in kept and dropped is not None:
             (key, message), dropped = dropped, None
         elif _is_context(message) and key not in kept and any(later in kept for later in ids[at + 1:]):
+            resumed[key] = message
             continue
         out[key] = message
-    return out
+    order = [key for key in out if not (key in kept and _is_context(out[key]))]
+    for key in (k for k in kept if k in out and _is_context(out[k])):  # held where the replay first sent them
+        before = [k for k in list(kept)[:list(kept).index(key)] if k in order]
+        order.insert(order.index(before[-1]) + 1 if before else 0, key)
+    last_kept = max((i for i, key in enumerate(order) if key in kept), default=-1)
+    order[last_kept + 1:last_kept + 1] = list(resumed)
+    return {key: out[key] if key in out else resumed[key] for key in order}
 
 
 def _is_context(message: Mapping[str, Any]) -> bool:
