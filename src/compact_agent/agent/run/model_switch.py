@@ -107,6 +107,10 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     # A window given for the old model must not follow the session to this one (nor into /clear).
     opts.context_window = window or fallback
     cm = session.cm
+    # The model this run's requests go to from now on: a summary it refuses as too long names the window
+    # (compacting.py). Set by the run's first request alone, it stayed the old model until the next turn,
+    # and a /compact right after the switch learned nothing from the refusal of its summary request.
+    cm.run_model = model
     cm.provider, cm.cache_ttl_s, cm.max_output = info.provider, info.cache_ttl_s, info.max_output
     server, cm.server = cm.server, server_windows.server_of(session)  # a window learned from now on is this model's
     cm.prices = cm.schedule.prices = prices_of(info)  # the new model's prices time its compactions
