@@ -158,14 +158,27 @@ def deadline_client(timeout_s: float, client_class: Callable[..., httpx.AsyncCli
         try:
             mounts[pattern] = through(proxy, proxy_of(proxy, pattern))
         except (ImportError, ValueError) as e:  # a SOCKS proxy without socksio, a scheme httpx takes for none
-            from .models import ConfigError
-
             why = ("a SOCKS proxy needs the socksio package: install it beside compact-agent" if isinstance(e, ImportError)
                    else "a proxy's address starts with http://, https://, socks5:// or socks5h://")
-            shown, variable = proxy_of(proxy, pattern)
-            raise ConfigError(f"cannot send requests through the proxy {shown}{f' ({variable})' if variable else ''} "
-                              f"({why}); correct {variable or 'the variable that names it'}, or unset it") from None
+            mounts[pattern] = _Unusable(why, proxy_of(proxy, pattern))  # each request fails, and its line says why
     return client_class(transport=through(), mounts=mounts, timeout=timeout_s)
+
+
+class ProxyUnusable(httpx.ConnectError):
+    """A request for a proxy no client can send through (`_Unusable`): `why`, in words."""
+
+
+class _Unusable(httpx.AsyncBaseTransport):
+    """The transport of a proxy httpx cannot use: every request fails at once, before any byte is
+    sent, with the proxy noted as a transport error on the way to it is."""
+
+    def __init__(self, why: str, proxy: tuple[str, str]) -> None:
+        self.why, self.proxy = why, proxy
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        e = ProxyUnusable(self.why, request=request)
+        e.add_note(PROXY_NOTE + "\0".join(self.proxy))
+        raise e
 
 
 #: How the note a transport error on the way to a proxy carries begins (`DeadlineTransport`).

@@ -53,8 +53,6 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
 
     import httpx2 as httpx
 
-    from .error_text import first_line
-
     causes = chain(e)
     if any(isinstance(c, ConnectionRefusedError) for c in causes):
         return "connection refused: nothing listens at that address and port", "start the server there, or correct the address"
@@ -74,6 +72,11 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
     return (said[-1] if said else "connection failed"), None
 
 
+def first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return (lines[0] if lines else "unexpected error")[:400]
+
+
 def proxy_unreached(e: BaseException, reason: str) -> str | None:
     """'cannot reach the proxy URL (VARIABLE) on the way to the model endpoint at URL (REASON); ...'
     for a request that failed on its way to the proxy the environment names (deadline.py notes it),
@@ -86,13 +89,16 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
 
     import httpx2 as httpx
 
-    from .deadline import proxy_noted
+    from .deadline import ProxyUnusable, proxy_noted
 
     causes = chain(e)
     shown, variable = next((named for c in causes if (named := proxy_noted(c))[0]), ("", ""))
     if not shown:
         return None
     proxy = f"{shown} ({variable})" if variable else shown
+    if (unusable := next((c for c in causes if isinstance(c, ProxyUnusable)), None)) is not None:
+        return (f"cannot send requests through the proxy {proxy} to the model endpoint{endpoint(e)} ({unusable}); "
+                f"correct {variable or 'the variable that names it'}, or unset it")
     refused = next((c for c in causes if isinstance(c, httpx.ProxyError)), None)
     if refused is not None:  # the proxy answered CONNECT with an error status
         return (f"the proxy {proxy} did not open a connection to the model endpoint{endpoint(e)} (it answered "

@@ -28,6 +28,7 @@ from .error_causes import (
     sent_no_key,
 )
 from .error_causes import connection_reason as connection_reason  # the agent's other lines ask here
+from .error_causes import first_line as first_line
 from .error_notes import endpoint_given, limit_chosen_by, model_note, served_words
 
 
@@ -315,11 +316,6 @@ def not_found(e: BaseException, at: str) -> str:
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
                 f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)"
                 + served_words(e))
-
-
-def first_line(e: BaseException) -> str:
-    lines = str(e).strip().splitlines()
-    return (lines[0] if lines else "unexpected error")[:400]
 
 
 def unusable_model(e: BaseException, *, url: str, key_from: str) -> str:
