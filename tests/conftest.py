@@ -19,6 +19,14 @@ import pytest
 if TYPE_CHECKING:
     from tests.reliability.harness import Zygote
 
+# The suites talk to fake servers on 127.0.0.1, and the agent's requests go through the proxies the
+# environment names as the providers' clients' do (deadline.py): a machine's own proxy settings
+# would send them to its proxy, and its NO_PROXY would take the proxy tests' requests round theirs.
+# Every test starts with none; the tests of proxies set their own (tests/e2e/test_proxy_errors.py).
+for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+    os.environ.pop(_name, None)
+    os.environ.pop(_name.lower(), None)
+
 
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
