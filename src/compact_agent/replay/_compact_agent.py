@@ -23,7 +23,11 @@ that is missing (moved, deleted) ends the chain with a warning: what the file ho
 A session file is untrusted input, so the archive a boundary names is never read as given (`Archives`):
 only a file the agent itself wrote there is, one of this session's archives in the `compact-history/`
 folder beside it (`<id>-<stamp>.jsonl`, session/archives.py), found by that name, and read only when it
-is a regular file there (a link out of the folder is not followed). Each file is read once: a boundary
+is a regular file there (a link out of the folder is not followed). A session's id is its file's name
+(session/store.py), so a session renamed (its file moved to another name, under which the agent
+resumes it) keeps the archives written under the id it had: an archive of an id no session file beside it holds
+any more is this session's too, once its name leads there (another session's, whose file is beside it,
+is not). Each file is read once: a boundary
 that names its own file, or an archive already read (a loop), ends the chain, as does one past
 MAX_CHAIN. The chain is walked in a loop, not by recursion, so its length takes no stack. Each archive
 not followed is said in a note, with why.
@@ -136,6 +140,13 @@ class Archives:
             return cls(real.parent, ids)
         return cls(real.parent / ARCHIVES, frozenset({real.stem}))
 
+    def renamed(self, boundary: Boundary) -> Archives:
+        """These archives, and those of the id `boundary`'s archive is named for where no session file
+        beside the folder holds that id any more: the id this session had before its file was renamed."""
+        gone = {i for i in _archive_ids(Path(boundary.archive).name) - self.ids
+                if not os.path.lexists(self.folder.parent / f"{i}.jsonl")}
+        return Archives(self.folder, self.ids | gone) if gone else self
+
     def find(self, boundary: Boundary, read: set[str]) -> tuple[Path | None, str]:
         """The archive `boundary` names, if it may be read (not one of `read`, the real paths read
         already); else None and why it is not followed ("" when it is missing)."""
@@ -175,6 +186,7 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
     read = {os.path.realpath(path)}
     while loaded.boundaries:
         boundary = loaded.boundaries[-1]
+        archives = archives.renamed(boundary)
         archive, why = archives.find(boundary, read)
         if archive is not None and len(chain) > MAX_CHAIN:
             archive, why = None, f"it is past the {MAX_CHAIN:,} archives the analyzer follows back"
