@@ -28,7 +28,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 
 from .pastes import Pastes
-from .typed_ahead import TypedAhead
+from .typed_ahead import BURST_GAP, TypedAhead
 
 #: How often (seconds) the key reader notes that the loop runs, to tell keys read after a stall.
 BEAT = 0.05
@@ -226,6 +226,8 @@ class InterruptKeys:
         now = self.clock()
         stalled, self.heard = now - self.heard, now
         self.ahead.read(keys, stalled)
+        with contextlib.suppress(RuntimeError):  # a line ended with Enter is saved once no key follows at once
+            asyncio.get_running_loop().call_later(2 * BURST_GAP, self.ahead.settle_quiet)
         if self.ahead.leaving != leaving:
             self.say(self.leaving_line if self.ahead.leaving else STAYING)
 

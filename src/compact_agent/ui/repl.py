@@ -116,7 +116,7 @@ class Repl:
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
         # Before the keys follow the prompt: a read of what was typed at start-up turns no bracketed
         # paste on (it came before any could), which says a prompt waits where none does yet.
-        typed_while_starting(self.work.keys, self.started)
+        typed_while_starting(self, self.started)
         self.work.keys.follow(self.prompt.app)  # bracketed paste during a turn too; the prompt's keys are reads
         running.append(self)
         echo_back()

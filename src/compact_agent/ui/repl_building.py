@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import secrets
 from ..agent.run.options import session_root
 from ..error_text import describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
@@ -21,6 +22,8 @@ from .repl_start import Start, preload
 from .toolbar import status_line
 from .turn_view import TurnView
 from .typeahead import began
+from .typed_ahead import Unsent
+from .visible import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 
     from ..agent.run.options import SessionOptions
     from ..agent.run.runner import AgentSession
+    from .pastes import Pastes
     from .session_feed import SessionFeed
     from .work_keys import WorkKeys
 
@@ -58,16 +62,23 @@ class Building(Protocol):
     def work(self) -> WorkKeys: ...
     @property
     def clock(self) -> Callable[[], float]: ...
+    @property
+    def pastes(self) -> Pastes: ...
+
+    def session_id(self) -> str | None: ...
 
     async def above_prompt(self, show: Callable[[], Any]) -> None: ...
 
 
-def typed_while_starting(keys: InterruptKeys, started: float | None) -> None:
+def typed_while_starting(r: Building, started: float | None) -> None:
     """Keys typed before the first prompt, read as during a turn: each line ended with Enter
     sent in order, the rest in the prompt. Left for the prompt, they came in one read, taken for
     a paste: the lines were joined into one. They piled up unread since the program started (or
     `started`), a person's typing as long as no more than a fast typist types in that time
-    (typed_ahead.py)."""
+    (typed_ahead.py). From now on each line typed ahead is saved as Enter ends it (`keep_ahead`)."""
+    keys = r.work.keys
+    assert keys is not None
+    keep_ahead(r, keys)
     since = started if started is not None else began()
     if since is not None:
         keys.heard = since
@@ -78,6 +89,43 @@ def typed_while_starting(keys: InterruptKeys, started: float | None) -> None:
     finally:
         keys.stop()
         keys.esc_stops = True
+
+
+def keep_ahead(r: Building, keys: InterruptKeys) -> None:
+    """A line typed ahead (during a turn, a command, the first seconds) is saved the moment Enter
+    ends it, fsynced: in the up-arrow history, and in the session's folder until it is taken to be
+    sent (typed_ahead.Unsent), when it is saved as a typed message is (`keep_typed`). It was kept
+    in memory only: a closed terminal or a kill before the turn ended lost it. What an earlier run
+    of the session left there is taken first, for the build to say (`left_ahead`)."""
+    root = session_root(r.opts.cwd.resolve(), r.opts.home)
+    left = Unsent.take_left(root / r.start.session_id) if r.start is not None and r.start.exists else []
+    unsent = keys.ahead.unsent = Unsent(lambda: root / sid if (sid := r.session_id()) else None, left)
+
+    def on_line(line: str) -> None:
+        text = secrets.redact(r.pastes.expand(line))
+        if r.prompt is not None:
+            with contextlib.suppress(OSError):  # expands a paste's placeholder, redacts, fsyncs
+                r.prompt.history.append_string(line)
+        unsent.add(line, text)
+
+    keys.ahead.on_line, keys.ahead.on_taken = on_line, unsent.drop
+
+
+def left_ahead(r: Building) -> list[str]:
+    """The lines typed ahead in an earlier run of the session and never sent, said once, each on
+    its line (its first line, cut to fit)."""
+    keys = r.work.keys
+    unsent = keys.ahead.unsent if keys is not None else None
+    if unsent is None or not unsent.left:
+        return []
+    left, unsent.left = unsent.left, []
+    said = [f"typed ahead in the last run and never sent: “{excerpt(line)}”" for line in left]
+    return [*said, f"(up-arrow recalls {'it' if len(left) == 1 else 'them'})"]
+
+
+def excerpt(line: str, width: int = 100) -> str:
+    first = line.strip().split("\n", 1)[0]
+    return first if len(first) <= width and "\n" not in line.strip() else first[: width - 1] + "…"
 
 
 def keep_typed(r: Building, message: str) -> None:
@@ -120,11 +168,14 @@ async def build(r: Building, start: Start) -> None:
     s = AgentSession(r.opts, on_event=r.feed.on_event, on_compact_start=r.feed.on_compact_start,
                      on_change=r.feed.on_change, resolved=(start.session_id, start.exists))
     r.session = s
-    if s.warnings or s.notes or s.messages or s.notices:
+    ahead = left_ahead(r)
+    if s.warnings or s.notes or s.messages or s.notices or ahead:
         def show() -> None:
             for line in s.notices:  # a window remembered from an earlier session (server_windows.py)
                 r.console.print(line, style="yellow", markup=False, highlight=False)
             show_resumed(r.console, s.warnings, s.messages, s.notes, s.store)  # the answers rendered as they were
+            for line in ahead:  # under the last exchanges, where it would have come
+                r.console.print(visible(line), style="yellow", markup=False, highlight=False)
 
         r.shown_under_line = not (r.prompt is not None and r.prompt.app.is_running)
         await r.above_prompt(show)

@@ -1,0 +1,74 @@
+"""A line typed ahead while a turn runs (ended with Enter) is saved the moment Enter is pressed:
+in the up-arrow history and in the session's folder, fsynced. It was kept in memory until the turn
+ended, so a closed terminal (SIGHUP) or a kill (SIGKILL) before then lost it: neither the session
+nor up-arrow had it. The next REPL to open the session says it, once, and up-arrow recalls it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+
+from .pty_driver import Terminal
+from .repl_driver import drive
+
+AHEAD = "typed AHEAD while it runs"
+
+
+def until(found, what: str, timeout: float = 15) -> None:
+    """Poll (the REPL process writes it) until `found()`; no fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while not found():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} never happened")
+        time.sleep(0.01)
+
+
+def text_of(paths: list[Path]) -> str:
+    return "".join(p.read_text(errors="replace") for p in paths)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP])
+async def test_a_line_typed_ahead_survives_the_end_of_the_run(tmp_path, sig) -> None:
+    release = threading.Event()
+
+    def responder(req) -> Reply:
+        if "slow" in message_text(req.messages[-1]):
+            release.wait(60)
+        return Reply.text("ANSWERED")
+
+    home = tmp_path / "home"
+    with FakeOpenAIServer(responder) as server:
+        term = Terminal(tmp_path, server.base_url, "--yes")
+        try:
+            at = term.prompt(term.read_until("/help for commands"))
+            term.type("hello\r")
+            at = term.prompt(term.read_until("ANSWERED", at))
+            term.type("a slow question\r")
+            until(lambda: len(server.requests) == 2, "the slow request")
+            term.type(AHEAD + "\r")
+            history = lambda: text_of(list((home / "projects").glob("*/prompt_history")))  # noqa: E731
+            until(lambda: AHEAD in history(), "the line in the prompt history")
+            kept = lambda: list((home / "projects").glob("*/*/typed-ahead.json"))  # noqa: E731
+            until(lambda: len(kept()) == 1, "the line in the session's folder")
+            assert json.loads(kept()[0].read_text()) == [AHEAD]
+            term.proc.send_signal(sig)
+            assert term.proc.wait(30) != 0
+        finally:
+            release.set()
+            term.close()
+        assert AHEAD not in json.dumps([r.messages for r in server.requests])  # never sent
+
+        # Resumed: said once under the last exchanges; up-arrow brings it back, and Enter sends it
+        again = await drive(tmp_path, lambda req: Reply.text("GOT IT"), ["\x1b[A\r"], server=server,
+                            continue_last=True)
+    out = " ".join(again.out.split())
+    assert f"typed ahead in the last run and never sent: “{AHEAD}” (up-arrow recalls it)" in out, again.out
+    assert message_text(server.requests[-1].messages[-1]) == AHEAD
+    assert not list((home / "projects").glob("*/*/typed-ahead.json"))  # said once: the record is gone
