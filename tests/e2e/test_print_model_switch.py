@@ -51,3 +51,28 @@ def test_without_a_session_file_the_command_line_to_use_has_no_id(cli):
     assert res.code == 0, res.stderr
     assert "(to go on with it: compact-agent --model other-model)\n" in res.stdout, res.stdout
     assert cli.sessions() == []
+
+
+def test_a_switch_in_print_mode_to_a_smaller_window_leaves_the_saved_history_as_it_was(cli):
+    """The run ends with the command and sends nothing to the model: compacting the saved history for
+    a window this run alone had rewrote the session for good (36K → 3K), for a switch it forgot."""
+    long = "the ordinary words of a long answer, said at length. " * 1_200  # 15,900 tokens
+    with FakeOpenAIServer(lambda req: Reply.text(long if len(req.messages) < 3 else "ok"),
+                          serves=["other-model"]) as server:
+        started = cli("-p", "hello", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k",
+                      "--context-window", "64k")
+        more = cli("-c", "-p", "and then?", "--api-key", "k")
+        [path] = cli.sessions()
+        saved = path.read_bytes()
+        switched = cli("-c", "-p", "/model other-model --window 16k", "--api-key", "k")
+        status = cli("-c", "-p", "/status", "--api-key", "k")
+    for res in (started, more, switched, status):
+        assert res.code == 0, res.stdout + res.stderr
+    assert "model fake-model → other-model · window 16,000" in switched.stdout, switched.stdout
+    assert "not compacted: the context (" in switched.stdout and (
+        "but this run ends here and sends nothing to the model: the session keeps its history as it was, and a "
+        "run that goes on with the switch compacts it first\n") in switched.stdout, switched.stdout
+    assert "compacted (manual" not in switched.stdout
+    assert path.read_bytes()[:len(saved)] == saved and b'"compaction"' not in path.read_bytes()[len(saved):]
+    assert not list(path.parent.glob("**/compact-history/*")) and "compactions 0" in status.stdout, status.stdout
+    assert len(server.requests) == 2  # a switch sends nothing

@@ -107,7 +107,9 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         if note:
             c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
     before = s.cm.limits.window  # what `/model --window N` changes, said as a change
-    if (sw := await _waited(work, c, switch_model(s, name, window, remember=in_repl), f"switching to {name}")) is None:
+    # A switch for one print-mode run sends nothing after it: the saved history is not compacted for it.
+    switching = switch_model(s, name, window, remember=in_repl, compact=in_repl)
+    if (sw := await _waited(work, c, switching, f"switching to {name}")) is None:
         return
     if in_repl and work is not None:  # what a session `/clear` starts next runs with: said here, as a task's
         from ..session import remembered  # context is its own
@@ -128,6 +130,11 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
             markup=False, highlight=False)
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
+    if sw.uncompacted is not None:
+        c.print(f"not compacted: the context ({sw.uncompacted:,} tokens) is over the {sw.threshold:,} at which this "
+                "window compacts, but this run ends here and sends nothing to the model: the session keeps its "
+                "history as it was, and a run that goes on with the switch compacts it first",
+                markup=False, highlight=False, soft_wrap=True)
 
 
 async def _waited(work: WorkKeys | None, c: Console, coro: Coroutine[Any, Any, T], doing: str) -> T | None:

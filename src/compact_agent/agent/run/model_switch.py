@@ -53,6 +53,9 @@ class Switch:
     context: tuple[int, int] | None = None
     #: Why the old model wrote no summary, where a record written without a model stands in for it.
     summary_failed: str | None = None
+    #: The context as the new window's layers shape it, over its threshold and left as it is: a switch
+    #: that compacts nothing (`compact=False`: one print-mode run's, which sends nothing after it).
+    uncompacted: int | None = None
 
 
 class NotSwitched(Exception):
@@ -61,10 +64,13 @@ class NotSwitched(Exception):
 
 
 async def switch_model(session: AgentSession, name: str, window: int | None = None, *,
-                       remember: bool = True) -> Switch:
+                       remember: bool = True, compact: bool = True) -> Switch:
     """Raises ConfigError (no key, ...), its UsageError (a window too small for the tools: bad
-    usage, `-p` exit 2) or CompactionError before anything changed. `remember`: the session
-    remembers the switch (not a switch for one print-mode run)."""
+    usage, `-p` exit 2) or NotSwitched before anything changed. `remember`: the session
+    remembers the switch (not a switch for one print-mode run). `compact`: a context over the new
+    window's threshold is compacted first; False for a switch no request follows (`-p "/model NAME
+    --window N"`, whose run ends with it): the saved history stays as it is, the first run that goes on
+    with the switch compacts it first (`Switch.uncompacted`)."""
     opts = session.opts
     provider = provider_for(name, opts.base_url)
     # A window override belongs to the model it was given for, unless the new model is unknown too.
@@ -78,7 +84,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     server_turns.wire(model, opts, info)
     limits = Limits.for_window(info.window, info.max_output, session.settings)
     old_limits, old_max = session.cm.limits, session.cm.max_output
-    compaction, context, unsent = None, None, None
+    compaction, context, unsent, uncompacted = None, None, None, None
     if (in_use := session.context_tokens()) > limits.threshold:
         # Over it as the view layers shape the context within the old window; within the new one they
         # may shape it below (long results as previews): a compaction only where it is over it then.
@@ -88,7 +94,9 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         session.cm.set_window(info.window)
         try:
             context = (in_use, session.context_tokens())
-            if context[1] > session.cm.limits.threshold:
+            if context[1] > session.cm.limits.threshold and not compact:
+                uncompacted = context[1]
+            elif context[1] > session.cm.limits.threshold:
                 compaction, unsent = await _compacted(session)
         except BaseException as e:
             session.cm.max_output = old_max
@@ -133,7 +141,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
         session.store.keep_options(kept)
         remembered.switched(kept)
     return Switch(old, name, info.window, cm.limits.threshold, compaction,
-                  context if context is not None and context[0] != context[1] else None, unsent)
+                  context if context is not None and context[0] != context[1] else None, unsent, uncompacted)
 
 
 async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | None]:
