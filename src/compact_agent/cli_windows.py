@@ -30,7 +30,8 @@ from .settings_table import table
 from .ui.visible import visible
 
 #: How the server showed its window, as the listing says it.
-HOW_SAID = {"refused": "named in a refusal", "cut": "prompts cut to it", None: "how not recorded"}
+HOW_SAID = {"refused": "named in a refusal", "cut": "prompts cut to it", "reported": "reported when asked",
+            None: "how not recorded"}
 #: The line under the listing that says how to forget.
 HINT = "forget: compact-agent config --forget-window URL (every one: --forget-window all)"
 #: The line under the list of servers user messages are sent joined to.

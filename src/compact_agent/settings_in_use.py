@@ -125,8 +125,8 @@ def for_settings(loaded: Loaded, home: Path) -> InUse:
                       prices=s.prices, cache_ttl_minutes=s.cache_ttl_minutes)
     window, learned = info.window, None
     kept = None if s.context_window else remembered_for(home, s.base_url, info)
-    if kept is not None and kept.window < info.window:
-        window, learned = kept.window, learned_words(kept)
+    if kept is not None and (kept.window < info.window or kept.how == "reported" and info.provider == "openai"):
+        window, learned = kept.window, learned_words(kept)  # reported: the window, larger or smaller
     return InUse(model_values(loaded, info, window, learned), window, info.max_output, learned,
                  env_endpoint(s.base_url, info.provider))
 

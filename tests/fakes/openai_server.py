@@ -348,6 +348,8 @@ class FakeOpenAIServer:
         self.thinking_mode = thinking_mode
         self.alternating_roles = alternating_roles
         self.requests: list[ChatRequest] = []
+        self.asked: list[tuple[str, str, dict[str, str]]] = []
+        """Every request that is no chat request (`GET /v1/models`, `/props`, ...): method, path, headers."""
         self.rejected: list[tuple[ChatRequest, int, JSONDict]] = []
         self.errors: list[BaseException] = []
         """Exceptions raised by `responder`/`faults` (each answered with a non-retryable 500)."""
@@ -418,6 +420,8 @@ class FakeOpenAIServer:
     def serve_get(self, path: str, headers: dict[str, str]) -> Outcome:
         """`GET /v1/models` and `GET /v1/models/{model}`, behind the same auth as chat; `/props` or `/api/ps` as
         the server `reports` answers them."""
+        with self._lock:
+            self.asked.append(("GET", path, headers))
         if (error := self._auth_error(headers)) is not None:
             return Outcome(error.status, error.body)
         if path == "/props" and self.reports == "llama.cpp":
@@ -462,9 +466,11 @@ class FakeOpenAIServer:
     def serve_post(self, path: str, raw: bytes, headers: dict[str, str]) -> Outcome:
         """Answer `POST /v1/chat/completions` (or `/chat/completions`): see the class docstring for the order.
         An Ollama (`reports`) answers `POST /api/show` too."""
-        if path == "/api/show" and self.reports == "ollama":
-            return self._show(raw)
         if path not in ("/v1/chat/completions", "/chat/completions"):
+            with self._lock:
+                self.asked.append(("POST", path, headers))
+            if path == "/api/show" and self.reports == "ollama":
+                return self._show(raw)
             return Outcome(404, error_body(f"Invalid URL (POST {path})"))
         try:
             body = json.loads(raw)

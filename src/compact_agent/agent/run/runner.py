@@ -80,7 +80,7 @@ from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .served_models import note_served
 from .side_models import http_limits, session_memory, summary_model
-from .start_notes import buffer_note, window_setting
+from .start_notes import buffer_note, reported_note, reported_window, window_setting
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
@@ -114,6 +114,7 @@ class AgentSession:
                                           window=opts.context_window or self.settings.context_window,
                                           prices=self.settings.prices,
                                           cache_ttl_minutes=self.settings.cache_ttl_minutes)
+        self.info, self.reported = reported_window(opts, self.info, self.settings)  # a local server's word on it
         self.model = opts.model_override or build_model(opts.model, base_url=opts.base_url, api_key=opts.api_key,
                                                         **http_limits(self.settings))
         server_turns.wire(self.model, opts, self.info)  # joins user messages where an earlier run learned to
@@ -221,6 +222,7 @@ class AgentSession:
         except ConfigError:
             self.close()
             raise
+        self.notices += [line] if (line := reported_note(self)) else []  # kept once the session can start in it
 
     # -- wiring ------------------------------------------------------------------------------
     def system_prompt(self) -> str:

@@ -62,8 +62,10 @@ except ImportError:  # not POSIX: changes are made without the lock
 #: The folder, under the agent's home, of what it learned about servers (private: see options.py).
 FOLDER = "servers"
 FILE = "windows.json"
-#: How the server showed its window, by the trigger of the event that learned it (state.py).
+#: How the server showed its window, by the trigger of the event that learned it (state.py); or it
+#: reported it when asked (server_report.py), the session's window where none is given.
 HOW = {"reactive": "refused", "cut": "cut"}
+REPORTED = "reported"
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class Kept:
         window, how, learned = value.get("window"), value.get("how"), value.get("learned")
         if type(window) is not int or not _in_range(window):
             return None
-        return cls(window, how if how in HOW.values() else None, learned if isinstance(learned, str) else None)
+        return cls(window, how if how in (*HOW.values(), REPORTED) else None, learned if isinstance(learned, str) else None)
 
     def to_json(self) -> dict[str, Any]:
         return {"window": self.window, "how": self.how, "learned": self.learned}
@@ -365,9 +367,9 @@ def banner_window(opts: Any, info: Any, side: Path | None = None) -> int:
     if opts.context_window or opts.settings.context_window or opts.model_override is not None:
         return int(info.window)
     with contextlib.suppress(OSError):
-        window = remembered(opts.home or home_dir(), endpoint(opts.base_url, info.provider), info.name)
-        if window is not None and window < info.window:
-            return window
+        was = remembered_as(opts.home or home_dir(), endpoint(opts.base_url, info.provider), info.name)
+        if was is not None and (was.window < info.window or was.how == REPORTED):  # reported: the window
+            return was.window
     return int(info.window)
 
 

@@ -1,16 +1,20 @@
 """What a session says once as it starts, beyond the load's own warnings: a buffer given that the
-window cannot hold, and where the window came from (for the error that says it is too small). Apart
-from runner.py, which wires the session and calls these once from `__init__`: each reads the
-session's settings and their sources, and none of it is wiring."""
+window cannot hold, where the window came from (for the error that says it is too small), and the
+window a local server reported (`reported_window`, `reported_note`). Apart from runner.py, which
+wires the session and calls these once from `__init__`: each reads the session's settings and their
+sources, and none of it is wiring."""
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .session_parts import SessionParts
 
 if TYPE_CHECKING:
-    from ...config import Limits
+    from ...config import Limits, Settings
+    from ...models import ModelInfo
     from .options import SessionOptions
 
 
@@ -21,6 +25,8 @@ class Starting(SessionParts, Protocol):
     def opts(self) -> SessionOptions: ...
     @property
     def limits(self) -> Limits: ...
+    @property
+    def reported(self) -> Reported | None: ...
 
 
 def buffer_note(session: Starting) -> str | None:
@@ -45,4 +51,68 @@ def window_setting(session: Starting) -> str:
     if session.settings.context_window:
         return "context_window in " + (session.opts.config.where("context_window") if session.opts.config
                                        else "a config file")
+    if (reported := session.reported) is not None:  # no window given can be larger than the server's
+        from .server_keys import forget_hint, shown
+
+        if reported.field is None:
+            return (f"the window {shown(reported.key)} reported for {session.info.name} in an earlier session: start "
+                    f"that server with a larger context {forget_hint(reported.key)}")
+        return f"the window {shown(reported.key)} reports for {session.info.name}: start that server with a larger context"
     return f"{session.info.name}'s window; give a larger one with --context-window"
+
+
+@dataclass(frozen=True)
+class Reported:
+    """The window the server at `key` (server_keys.endpoint) reported for the session's model, and
+    the field that said it (server_report.py); `field` None: kept from an earlier session."""
+
+    window: int
+    key: str
+    field: str | None = None
+
+
+def reported_window(opts: SessionOptions, info: ModelInfo, settings: Settings) -> tuple[ModelInfo, Reported | None]:
+    """`info` with the window a local OpenAI-compatible server reports for it, where no window was
+    given (the flag, the settings, one a resumed session remembers) and none was learned of that
+    server and model: the one kept from an earlier session that asked, or asked now (once, briefly:
+    server_report.py). Anything kept otherwise (a refusal's, prompts cut) is start_at_remembered's."""
+    if opts.context_window or settings.context_window or opts.model_override is not None or info.provider != "openai":
+        return info, None
+    from ...config import home_dir
+    from ...models import ConfigError, api_key_for, model_info
+    from . import server_report, server_windows
+    from .server_keys import endpoint, sent_to
+
+    if (url := sent_to(opts.base_url, info.provider)) is None or server_report.hosted(url):
+        return info, None
+    key = endpoint(opts.base_url, info.provider)
+    kept = server_windows.remembered_as(opts.home or home_dir(), key, info.name)
+    if kept is not None and kept.how != server_windows.REPORTED:
+        return info, None
+    found = Reported(kept.window, key) if kept is not None else None
+    if found is None:
+        with contextlib.suppress(ConfigError):  # no key for it: the session says so itself
+            report = server_report.ask(url, info.name, api_key_for(info.name, opts.base_url, opts.api_key))
+            found = Reported(report.window, key, report.field) if report is not None else None
+    if found is None:
+        return info, None
+    return model_info(info.name, provider=info.provider, window=found.window, prices=settings.prices,
+                      cache_ttl_minutes=settings.cache_ttl_minutes), found
+
+
+def reported_note(session: Starting) -> str | None:
+    """Said once, by the session that asked: the window its server reported, now kept for the next
+    sessions (which start in it without asking: server_windows.py); only once the session can
+    start in it (window_check.py), so that a server restarted larger is asked again."""
+    reported = session.reported
+    if reported is None or reported.field is None:
+        return None
+    from ...config import home_dir
+    from . import server_windows
+    from .server_keys import forget_hint, shown
+
+    with contextlib.suppress(OSError):  # a home folder that cannot be written keeps nothing: asked again next time
+        server_windows.remember(session.opts.home or home_dir(), reported.key, session.info.name, reported.window,
+                                server_windows.REPORTED)
+    return (f"working within {reported.window:,} tokens, the window {shown(reported.key)} reports for "
+            f"{session.info.name} ({reported.field}); kept for the next sessions {forget_hint(reported.key)}")

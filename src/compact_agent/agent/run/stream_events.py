@@ -208,6 +208,7 @@ class WindowChoice:
     source: str = ""  # where a window given came from (settings_file.Loaded.sources): "flag", "user file", …
     server: str = ""  # the session's server: its base URL (passwords hidden), or the provider's name
     minimum: int = 0  # the smallest window that can be given at start (window_check.py): none under it is advised
+    reported: bool = False  # not given: the server reported it (start_notes.reported_window)
 
     def named(self) -> str:
         """The server in words: `the server at http://127.0.0.1:8000/v1`, `DeepSeek's API`, or `the
@@ -231,6 +232,8 @@ class WindowChoice:
                       if self.source.endswith(" file") else f"set by {self.source[4:]}"
                       if self.source.startswith("env ") else "given")
             return f"the {window:,} {whence}"
+        if self.reported:
+            return f"the {window:,} it reported"
         return f"{self.model}'s own {window:,}" if self.model in REGISTRY else f"the {window:,} assumed"
 
     def start_there(self, learned: int) -> str:
@@ -274,8 +277,10 @@ def window_choice(session: ChosenWindow | None) -> WindowChoice:
 
     # No --base-url: the server at OPENAI_BASE_URL (ANTHROPIC_BASE_URL), as windows kept for it are keyed.
     server = endpoint(session.opts.base_url, session.info.provider).removesuffix(":")  # the provider's name, no URL
+    reported = getattr(session, "reported", None)  # a window reported and worked in, not given
     return WindowChoice(session.info.name, given=given, remembered=remembered, source=source, server=server,
-                        minimum=session.window_minimum)
+                        minimum=session.window_minimum,
+                        reported=not given and reported is not None and reported.window == session.info.window)
 
 
 def problem_line(ev: Any, choice: WindowChoice | None = None) -> str | None:

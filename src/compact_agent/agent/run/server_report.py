@@ -1,0 +1,174 @@
+"""The window a local OpenAI-compatible server reports for its model, asked once as a session starts.
+
+A local server says its window where it says its other settings, and a session with no window
+given used to start at the 32,768 assumed and learn the real one from a refusal (or from prompts
+cut without a word): a window below it cost a refused request, one above it was never used. Asked
+instead, in this order, until one answers:
+
+- vLLM: `GET {base}/models` lists each model with its `max_model_len`, the window it enforces;
+- llama.cpp's server: `GET {root}/props`, `default_generation_settings.n_ctx`: the context of one
+  slot, which is what one request may fill (a build in router mode answers 0 there: nothing);
+- Ollama: `POST {root}/api/show` gives the model's Modelfile parameters, and a `num_ctx` there is
+  the window it serves (capped by the context the model was trained for, `model_info`'s
+  `<arch>.context_length`, which is not the window: Ollama serves its default, 2,048 to 256K by
+  version, setting and memory). Without one, the default is seen only as the `context_length` of
+  the model in `GET {root}/api/ps`, once loaded. Neither: nothing, rather than the trained size.
+
+`{root}` is the base URL without its `/v1`. Only an address that is no provider's own API is asked
+(`hosted`). Everything is asked within `WAIT_S` in all, on one connection, and anything else (no
+connection, a status, a page that is not JSON, no such field, an answer too long or too slow)
+ends the asking with nothing, silently: the session starts as it did. The key goes only to the
+endpoint's own origin (scheme, host and port), no redirect is followed, and no proxy of the
+environment is used. What was reported is kept with the windows learned (server_windows.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ...cli_numbers import MAX_WINDOW
+from ...models import NO_KEY
+
+#: How long the asking may take in all (read when called: tests make it short).
+WAIT_S = 2.0
+#: An answer longer than this is no answer (llama.cpp's /props carries its chat template: tens of KB).
+MOST_BYTES = 4 << 20
+
+#: Providers' own APIs, which report no window where local servers do (their models' are known or given).
+HOSTED = ("api.openai.com", "openai.azure.com", "api.deepseek.com", "api.anthropic.com", "openrouter.ai",
+          "api.groq.com", "api.together.xyz", "api.together.ai", "api.mistral.ai", "api.fireworks.ai",
+          "generativelanguage.googleapis.com", "api.x.ai", "api.deepinfra.com", "api.perplexity.ai",
+          "api.cerebras.ai", "integrate.api.nvidia.com", "models.inference.ai.azure.com", "api.moonshot.ai",
+          "api.moonshot.cn", "dashscope.aliyuncs.com", "api.siliconflow.cn", "api.novita.ai",
+          "router.huggingface.co", "api-inference.huggingface.co", "api.githubcopilot.com", "api.z.ai")
+
+
+@dataclass(frozen=True)
+class Report:
+    """A window a server reported, and the field that said it (`max_model_len`, `n_ctx`, ...)."""
+
+    window: int
+    field: str
+
+
+def hosted(url: str) -> bool:
+    """Whether `url` is a provider's own API (or a subdomain of one)."""
+    host = (urlsplit(url).hostname or "").lower()
+    return any(host == h or host.endswith("." + h) for h in HOSTED)
+
+
+class _Stop(Exception):
+    """No more asking: no connection, the time is up, or an answer too long."""
+
+
+class _Asker:
+    """Asks one server, within one deadline, the key sent only to its own origin."""
+
+    def __init__(self, base_url: str, api_key: str | None, wait: float) -> None:
+        import httpx2 as httpx  # the HTTP client the provider SDKs are built on
+
+        self.httpx = httpx
+        self.base = base_url.rstrip("/")
+        self.root = self.base.removesuffix("/v1")
+        self.origin = _origin(self.base)
+        self.key = api_key if api_key and api_key != NO_KEY else None
+        self.deadline = time.monotonic() + wait
+        self.client = httpx.Client(trust_env=False, follow_redirects=False)
+
+    def __enter__(self) -> _Asker:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.client.close()
+
+    def ask(self, method: str, url: str, body: Any = None) -> Any:
+        """The JSON `url` answers with a 200; None for any other answer; _Stop when there is none."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _Stop
+        headers = {"accept": "application/json"}
+        if self.key is not None and _origin(url) == self.origin:  # never to another host or port
+            headers["authorization"] = f"Bearer {self.key}"
+        try:
+            with self.client.stream(method, url, json=body, headers=headers, timeout=left) as response:
+                if response.status_code != 200:
+                    return None
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) > MOST_BYTES or time.monotonic() > self.deadline:
+                        raise _Stop
+        except self.httpx.HTTPError:  # no connection, a timeout, a broken answer
+            raise _Stop from None
+        try:
+            return json.loads(bytes(data))
+        except ValueError:  # a web page, say
+            return None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+
+
+def _window(value: Any) -> int | None:
+    """A window as a server gives it: a whole number of tokens a setting could take; None else."""
+    return value if type(value) is int and 0 < value <= MAX_WINDOW else None
+
+
+def _vllm(asker: _Asker, model: str) -> Report | None:
+    listed = asker.ask("GET", f"{asker.base}/models")
+    data = listed.get("data") if isinstance(listed, dict) else None
+    for entry in data if isinstance(data, list) else []:
+        if isinstance(entry, dict) and entry.get("id") == model and (w := _window(entry.get("max_model_len"))):
+            return Report(w, "max_model_len")
+    return None
+
+
+def _llama_cpp(asker: _Asker, model: str) -> Report | None:
+    props = asker.ask("GET", f"{asker.root}/props")
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    window = _window(settings.get("n_ctx")) if isinstance(settings, dict) else None
+    return Report(window, "n_ctx") if window else None
+
+
+def _ollama(asker: _Asker, model: str) -> Report | None:
+    shown = asker.ask("POST", f"{asker.root}/api/show", {"model": model})
+    if not isinstance(shown, dict) or not isinstance(shown.get("parameters", ""), str):
+        return None
+    info: dict[str, Any] = shown["model_info"] if isinstance(shown.get("model_info"), dict) else {}
+    trained = _window(info.get(f"{info.get('general.architecture')}.context_length"))
+    num_ctx = next((_window(int(v)) for k, _, v in (line.strip().partition(" ") for line in
+                    shown.get("parameters", "").splitlines()) if k == "num_ctx" and v.strip().isdigit()), None)
+    window, field = num_ctx, "num_ctx"
+    if window is None:  # Ollama's own default: seen only in the model loaded
+        running = asker.ask("GET", f"{asker.root}/api/ps")
+        models = running.get("models") if isinstance(running, dict) else None
+        names = {model, f"{model}:latest"}
+        window = next((w for m in models if isinstance(m, dict) and (m.get("model") in names or m.get("name") in names)
+                       and (w := _window(m.get("context_length")))), None) if isinstance(models, list) else None
+        field = "context_length of the model loaded"
+    if window is None:
+        return None
+    return Report(min(window, trained) if trained else window, field)
+
+
+def ask(base_url: str, model: str, api_key: str | None, wait: float | None = None) -> Report | None:
+    """The window the server at `base_url` reports for `model`, asked within `wait` seconds
+    (`WAIT_S`); None when it reports none, or cannot be asked (a provider's own API included)."""
+    if hosted(base_url) or urlsplit(base_url).scheme.lower() not in ("http", "https"):
+        return None
+    try:
+        with _Asker(base_url, api_key, WAIT_S if wait is None else wait) as asker:
+            for way in (_vllm, _llama_cpp, _ollama):
+                if (report := way(asker, model)) is not None:
+                    return report
+    except _Stop:
+        pass
+    except Exception:  # whatever else an answer makes of the asking: the session starts as it did
+        return None
+    return None
