@@ -17,6 +17,7 @@ window given with it (not a print-mode run's: that one ends with the command).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pydantic_ai.exceptions import UsageLimitExceeded
@@ -125,6 +126,10 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     cm.set_window(info.window)
     if cm.server is None or cm.server != server:  # the same model at the same server counts as it did
         cm.calibration = tokens.Calibration()
+        # Nor is the old model's count of its last request this one's: /status, /context and the toolbar
+        # anchor no figure to an answer before now (in_use.py), as after a rewind, until this one answers.
+        # '/model claude-sonnet-4-5' from an OpenAI-compatible model showed the old count, 'provider-reported'.
+        session.compacted_at = datetime.now(UTC)
     session.limits = cm.limits
     # Microcompact clears old tool results; with Anthropic, its server instead if the settings ask.
     server_side = info.provider == "anthropic" and getattr(session.settings, "anthropic_server_clearing", False)
