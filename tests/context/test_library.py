@@ -30,6 +30,7 @@ from opentelemetry.trace import (
     use_span,
 )
 from pydantic_ai import Agent
+from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -242,6 +243,9 @@ def test_every_exported_name_is_documented_and_what_users_catch_is_exported() ->
     undocumented = [name for name in lib.__all__ if f"`{name}" not in docs]
     assert undocumented == []
     assert "NotSmaller" in lib.__all__ and issubclass(lib.NotSmaller, lib.CompactionError)
+    # raised where the instructions and tools leave no room even for a record (refusal.py): caught by its name
+    assert "NoRoomForConversation" in lib.__all__
+    assert issubclass(lib.NoRoomForConversation, ModelContextWindowExceededError)
 
 
 def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
         SnipEvent,
     )
     from .plumbing.overflow import LearnedWindow
+    from .plumbing.refusal import NoRoomForConversation
     from .plumbing.settings import CompactionSettings, Limits
     from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
 
@@ -86,6 +87,7 @@ __all__ = [
     "LearnedWindow",
     "Limits",
     "MicrocompactEvent",
+    "NoRoomForConversation",
     "NotSmaller",
     "NotesEvent",
     "Prices",
@@ -129,6 +131,7 @@ _EXPORTS: dict[str, str] = {
     "LearnedWindow": ".plumbing.overflow",
     "Limits": ".plumbing.settings",
     "MicrocompactEvent": ".plumbing.events",
+    "NoRoomForConversation": ".plumbing.refusal",
     "NotSmaller": ".compaction.result",
     "NotesEvent": ".plumbing.events",
     "Prices": ".decisions.economics",
