@@ -8,6 +8,7 @@ where only pydantic-ai is installed (`make compat`), without the CLI's dependenc
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator
@@ -45,6 +46,23 @@ def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config.toml"
     monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(path))
     return path
+
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite tests this checkout's package, as its CLI runs do (they start on `SRC`): a venv's
+    editable install may be another checkout's, which pyproject's `pythonpath` puts behind `SRC`.
+    Anything else that would come first (a copy imported before pytest set the path) stops it."""
+    module = sys.modules.get("compact_agent")
+    origin = getattr(module, "__file__", None) if module else None
+    if origin is None:
+        spec = importlib.util.find_spec("compact_agent")
+        origin = spec.origin if spec else None
+    if origin is None or not Path(origin).resolve().is_relative_to(SRC):
+        raise pytest.UsageError(f"compact_agent is imported from {origin}, not from this checkout's {SRC}: "
+                                f"run pytest from this checkout (its pyproject.toml puts src first)")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
