@@ -39,9 +39,16 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
                              saved_in is not None and not opened_by_c(opts, saved_in.session_id))
             if problem is not None:
                 sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
+        from .models import KEY_WHEN_SENT
+        from .ui.print_commands import slash_command
         from .ui.print_mode import run_print
 
-        code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in))
+        # A built-in command: the key is checked when it is about to send a request (`/cost` sends none)
+        later = KEY_WHEN_SENT.set(slash_command(query) is not None)
+        try:
+            code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in))
+        finally:
+            KEY_WHEN_SENT.reset(later)
     except KeyboardInterrupt:
         code = interrupted()
     return code

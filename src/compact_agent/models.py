@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -239,7 +240,48 @@ def build_model(name: str, *, base_url: str | None = None, api_key: str | None =
     secrets.register_url(base_url)  # and no password written into the endpoint's URL
     secrets.register_environment()
     provider = provider_for(name, base_url)
-    key = api_key_for(name, base_url, api_key)
+    try:
+        key = api_key_for(name, base_url, api_key)
+    except ConfigError as missing:
+        if not KEY_WHEN_SENT.get() or api_key or os.environ.get(KEY_VARIABLE[provider]):  # one that cannot be sent: now
+            raise
+        return _key_when_sent(_model(name, provider, base_url, NO_KEY, max_retries, timeout_s), str(missing))
+    return _model(name, provider, base_url, key, max_retries, timeout_s)
+
+
+#: Set by print mode for a built-in slash command (`-c -p /cost`): a model whose key is not set is
+#: built all the same, and says the key is missing when a request is about to be made, so that the
+#: commands that send none (`/cost`, `/history`, `/status`) run without it, as `sessions` does.
+KEY_WHEN_SENT: ContextVar[bool] = ContextVar("compact_agent_key_when_sent", default=False)
+
+
+def _key_when_sent(model: Model, missing: str) -> Model:
+    """`model`, whose every request (and count of tokens) raises ConfigError(`missing`) before
+    anything is sent: it was built without a key."""
+    from collections.abc import AsyncIterator
+    from contextlib import asynccontextmanager
+    from typing import Any
+
+    from pydantic_ai.models import StreamedResponse
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    class KeyWhenSent(WrapperModel):
+        async def request(self, *args: Any, **kwargs: Any) -> Any:
+            raise ConfigError(missing)
+
+        @asynccontextmanager
+        async def request_stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[StreamedResponse]:
+            raise ConfigError(missing)
+            yield  # an async generator, as the context manager wants
+
+        async def count_tokens(self, *args: Any, **kwargs: Any) -> Any:
+            raise ConfigError(missing)
+
+    return KeyWhenSent(model)
+
+
+def _model(name: str, provider: str, base_url: str | None, key: str, max_retries: int, timeout_s: float) -> Model:
+    """The provider's model for `name`, its requests carrying `key` (`build_model`)."""
     from pydantic_ai.profiles import ModelProfile
 
     profile = ModelProfile(context_window=REGISTRY[name].window) if name in REGISTRY else None
