@@ -5,7 +5,8 @@ re-derives the limits (`ContextManager.set_window`), resets the token calibratio
 model's ratio says nothing about the new tokenizer) and prices later requests with the new model.
 If the context is already over the new model's auto-compact threshold, the session is compacted
 first — with the old model, whose window the conversation still fits — sized for the new window,
-so the first request to the new model is not a guaranteed "prompt too long". Where the old model's
+so the first request to the new model is not a guaranteed "prompt too long" (not for a switch made
+with `-p`, whose run sends nothing after it: the saved history stays as it is). Where the old model's
 summary request fails (a balance run out, a model the server no longer serves: why one switches), a
 record of the steps written without a model stands in for it, as it does for a summary that cannot
 fit the window (`_compacted`); a switch that still cannot compact raises `NotSwitched`, its one
