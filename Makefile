@@ -11,8 +11,22 @@ $(BIN)/python:
 	@echo "creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 
+# A venv another checkout installed compact-agent into (`make VENV=../main/.venv ...` from a clone)
+# is never installed into: `pip install -e .` would point that checkout's install at this one.
+# $(1): the venv. Its python names where its compact-agent was installed from, if anywhere.
+define refuse_others_venv
+	@$(1)/bin/python -c "import importlib.metadata as m, json, os, sys, urllib.parse as u; \
+	  d = next(iter(m.distributions(name='compact-agent')), None); \
+	  url = json.loads((d.read_text('direct_url.json') if d else None) or '{}').get('url', ''); \
+	  src = u.unquote(u.urlparse(url).path) if url.startswith('file:') else ''; \
+	  other = src and os.path.realpath(src) != os.path.realpath(sys.argv[1]); \
+	  sys.exit(other and f'not installing into {sys.argv[2]}: its compact-agent is the one in {src}, not this checkout ({sys.argv[1]}); leave VENV unset to use and build this checkout\'s own .venv' or None)" \
+	  "$(CURDIR)" "$(1)"
+endef
+
 # First run: a few minutes; pip's "Collecting ..." lines show where it is.
 $(STAMP): $(BIN)/python pyproject.toml
+	$(call refuse_others_venv,$(VENV))
 	@echo "installing compact-agent and its dev dependencies into $(VENV) (first run: a few minutes)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --progress-bar off -e '.[dev]' | grep -E --line-buffered '^(Collecting|Successfully)' || true
@@ -25,7 +39,8 @@ install: $(STAMP)
 # free ports and CLI homes, so their order and neighbours do not matter. Many of them wait on a
 # process they started (the CLI, a terminal): one worker a core left the cores idle a fifth of the
 # time (2 cores, measured 2026-12-05: 4m59s with 2 workers, 4m02s with 4, 4m07s with 6).
-WORKERS = $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
+# `make test WORKERS=N` (or WORKERS in the environment) sets their number.
+WORKERS ?= $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
 # Every worker, the pre-imported process the CLI runs fork from (tests/reliability/zygote.py) and
 # every fresh interpreter imports the package and the tests: with PYTHONDONTWRITEBYTECODE set (some
 # machines set it for all), each compiled them all again, and pytest rewrote every test module's
@@ -58,6 +73,7 @@ $(COMPAT)/.deps: pyproject.toml
 compat-deps: $(COMPAT)/.deps
 
 $(COMPAT)/.installed: $(COMPAT)/.deps
+	$(call refuse_others_venv,$(COMPAT))
 	$(COMPAT)/bin/python -m pip install --quiet --progress-bar off --no-deps -e .
 	touch $@
 
