@@ -25,12 +25,12 @@ only a file the agent itself wrote there is, one of this session's archives in t
 folder beside it (`<id>-<stamp>.jsonl`, session/archives.py), found by that name, and read only when it
 is a regular file there (a link out of the folder is not followed). A session's id is its file's name
 (session/store.py), so a session renamed (its file moved to another name, under which the agent
-resumes it) keeps the archives written under the id it had: an archive of an id no session file beside it holds
-any more is this session's too, once its name leads there (another session's, whose file is beside it,
-is not). Each file is read once: a boundary
-that names its own file, or an archive already read (a loop), ends the chain, as does one past
-MAX_CHAIN. The chain is walked in a loop, not by recursion, so its length takes no stack. Each archive
-not followed is said in a note, with why.
+resumes it) keeps the archives written under the id it had: an archive of an id no session file beside
+it holds any more is this session's too, once its name leads there (another session's, whose file is
+beside it, is not). Each file is read once: a boundary that names its own file, or an archive already
+read (a loop), ends the chain, as does one past MAX_CHAIN archives or past MAX_CHAIN_BYTES of them. The
+chain is walked in a loop, not by recursion, so its length takes no stack. Each archive not followed is
+said in a note, with why.
 """
 
 from __future__ import annotations
@@ -58,12 +58,23 @@ from ..regular_file import NotRegular
 from ..session.archives import archive_moment
 from ..session.listing import NOT_FOLDING
 from ..session.orphans import ARCHIVES
+from ..session.removal import size_text
 from ..session.store import Boundary, Loaded, load_session_file
 from ._validity import make_valid
 from ._words import plural
 
 KINDS = frozenset({"message", "boundary", "meta", "prompt"})  # the kinds a session file holds (session/lines.py)
 MAX_CHAIN = 1_000
+#: The most bytes of archives one chain is read back through. Every archive of a chain is loaded before
+#: they are joined, as messages weighing several times their bytes, so the count of archives alone let a
+#: chain of 1,000 large ones hold gigabytes. What a real long session's chain weighs: each archive is the
+#: session file as it was at a compaction (the history then, not the archives before it), so a chain
+#: holds the session's messages about once. benchmarks/soak.py (the long session of guarantees.md, at its
+#: 16K window, no faults) wrote 5 archives of 172-479 KB in 150 requests, 1.6 MB in all, 10.6 KB a request;
+#: the long Claude Code sessions of the analyzer's transcripts weigh 17.7-22.2 KB a request in their own
+#: files. A session of 1,000 requests then has a chain of 11-22 MB: 256 MB is ten times that, some
+#: 12,000 requests at the heavier rate, and bounds what a crafted or runaway chain can make the replay hold.
+MAX_CHAIN_BYTES = 256 << 20
 
 
 def looks_like_record(record: Any) -> bool:
@@ -184,12 +195,16 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
     chain = [(path, loaded)]
     archives = Archives.of(path)
     read = {os.path.realpath(path)}
+    weight = 0  # of the archives read back so far
     while loaded.boundaries:
         boundary = loaded.boundaries[-1]
         archives = archives.renamed(boundary)
         archive, why = archives.find(boundary, read)
         if archive is not None and len(chain) > MAX_CHAIN:
             archive, why = None, f"it is past the {MAX_CHAIN:,} archives the analyzer follows back"
+        if archive is not None and weight + (size := _size(archive)) > MAX_CHAIN_BYTES:
+            archive, why = None, (f"the archives read back weigh {size_text(weight)} and it {size_text(size)}, past the "
+                                  f"{size_text(MAX_CHAIN_BYTES)} the analyzer reads back in one chain")
         if archive is None:
             said = (f"is missing ({boundary.archive or 'not recorded'})" if not why
                     else f"({boundary.archive}) is not followed: {why}")
@@ -204,9 +219,18 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
                             f"is not followed: {_unreadable(e)}; replaying from the compacted history")
             break
         path = archive
+        weight += size
         warnings += loaded.archive_warnings
         chain.append((path, loaded))
     return chain, warnings
+
+
+def _size(archive: Path) -> int:
+    """The bytes of `archive` (0 when it cannot be told: its open says why)."""
+    try:
+        return os.stat(archive).st_size
+    except OSError:
+        return 0
 
 
 def _unreadable(e: OSError) -> str:
