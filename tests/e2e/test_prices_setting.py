@@ -82,7 +82,7 @@ def test_prices_given_on_resuming_price_the_requests_made_before_them(cli: Cli) 
         assert cli("-p", "first", *fake).code == 0
         before = cli("-c", "-p", "/cost", *fake)
         after = cli("-c", "-p", "/cost", "--prices", "1,0.1,2", *fake)
-    assert "prices unknown for this model" in before.stdout and "unknown" in before.stdout, before.stdout
+    assert "prices unknown for fake-model" in before.stdout and "unknown" in before.stdout, before.stdout
     assert after.code == 0, after.stderr
     assert "unknown" not in after.stdout and "prices unknown" not in after.stdout, after.stdout
     assert "1 request made before this model's prices were given is priced at them" in " ".join(after.stdout.split())

@@ -229,7 +229,7 @@ async def test_status_and_cost_count_the_whole_session_after_continue(tmp_path):
     assert int(total_row.split("│")[1].strip()) == requests_before  # the main requests and the summary
     text = " ".join(again.out.split())  # fake-model has no known prices: no $0.0000 anywhere
     assert "$0.0000" not in text and "1 compaction and trimming what was sent kept ~" in text and "out of the requests (money unknown)" in text
-    assert "this run (since the session was resumed): 0 requests, cost unknown" in text
+    assert "this run (since the session was resumed): 0 requests, nothing spent" in text
 
 
 def plans(req) -> Reply:

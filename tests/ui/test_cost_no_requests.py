@@ -23,7 +23,7 @@ async def test_cost_before_any_request_is_one_line(tmp_path):
 
 async def test_cost_before_any_request_of_an_unpriced_model(tmp_path):
     run = await drive(tmp_path, lambda req: Reply.text("ok"), ["/cost\r"])  # fake-model: no known prices
-    assert said(run.out) == ["no requests yet in this session (prices unknown for this model)"], run.out
+    assert said(run.out) == ["no requests yet in this session (prices unknown for fake-model)"], run.out
 
 
 async def test_cost_after_a_request_is_the_table(tmp_path):

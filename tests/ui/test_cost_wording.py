@@ -61,5 +61,5 @@ def test_the_saving_is_priced_against_requests_that_could_have_been_sent():
     c = Console(record=True, width=400, file=io.StringIO(), markup=False)
     c.print(render_cost(r, compactions=1))
     out = c.export_text()
-    assert ("against sending each request whole (1 of them would not have fit the window whole: counted as a "
+    assert ("against sending each request whole (1 request would not have fit the window whole: counted as a "
             f"full window): ≈ ${r.avoided_cost:.4f} saved at this session's cache mix") in out, out

@@ -153,7 +153,7 @@ async def test_the_toolbar_shows_context_cost_model_and_the_bypass_mark(tmp_path
     await drive(tmp_path, lambda req: Reply.text("ok"), ["hi\r"], permission_mode="yes",
                 at_prompt=lambda: seen.append(current_repl().status_text))
     assert len(seen) == 2 and "fake-model" in seen[1] and "bypass permissions (--yes)" in seen[1]
-    assert "context " in seen[1] and "k/32.8k (" in seen[1] and "cost unknown" in seen[1]
+    assert "context " in seen[1] and "k/32.8k (" in seen[1] and "1 request at unknown prices" in seen[1]
     assert seen[0] != seen[1]  # the turn's messages count in the context figure
 
 

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..agent.accounting.context_report import CATEGORIES, ContextPicture, cost_report, picture
-from ..agent.accounting.costs import CostReport, Entry
+from ..agent.accounting.costs import CostReport, Entry, cost_words
 from ..agent.run.first_request import prepare
 from ..agent.run.runner import AgentSession
 from ..agent.tools.todos import TodoItem
@@ -153,7 +153,7 @@ NO_REQUESTS = "no requests yet in this session"
 
 
 def render_cost(r: CostReport, title: str = "tokens and cost, whole session (every run)", *,
-                compactions: int, model_priced: bool = True) -> Group:
+                compactions: int, model_priced: bool = True, model: str = "") -> Group:
     """The figures in one table where it fits the terminal whole; where it does not (below about 110
     columns with a model name and million-token figures), each `kind · model` and the total as a
     heading over its figures, two to a line, or one below 50 columns (a session of one `kind · model`
@@ -163,7 +163,9 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
 
     `model_priced`: whether the session's model has known prices, which decides for a report of no
     request (a new session's `-p /cost` said `$0.0000` of a model whose prices are unknown, where
-    one request later it said `unknown`).
+    one request later it said `unknown`); `model`: its name, which the note says (`prices unknown
+    for qwen-small`: it said `this model` of an earlier model's requests while another was in use).
+    The total is `costs.cost_words`: the requests of known prices summed, the others counted apart.
 
     `compactions`: how many the session made. What was kept out of the requests is the layers'
     trimming of each request plus what compactions removed; with none made, the line says the
@@ -173,9 +175,8 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     zeros under a lone `total` row."""
     if not sum(r.requests.values()):
         return Group(Text(NO_REQUESTS + (": no tokens used, nothing spent" if model_priced else
-                                         " (prices unknown for this model)")))
+                                         f" (prices unknown for {model or 'this model'})")))
     writes = r.total.cache_write > 0
-    known = r.priced and (bool(r.rows) or model_priced)
 
     def money(e: Entry, cost: float) -> str:
         return f"${cost:.4f}" if e.info.has_prices else "unknown"
@@ -189,41 +190,48 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     if len(rows) != 1:  # one row: the total would say its figures again, under them
         rows.append(("total", [str(sum(r.requests.values())), f"{tot.input_tokens:,}", f"{tot.cache_read:,}",
                                f"{tot.miss:,}", *([f"{tot.cache_write:,}"] if writes else []), f"{tot.output_tokens:,}",
-                               f"${r.total_cost:.4f}" if known else "unknown"]))
+                               cost_words(r)]))
     t = CostFigures(title, cols, rows)
     lines: list[Any] = [t]
-    if not known:
-        lines.append(Text("prices unknown for this model (a local or unlisted one): tokens are counted, "
-                          "money is not"))
-    elif r.repriced:  # made before the model's prices were given (cost_report)
+    unpriced = r.unpriced_models
+    if unpriced:
+        lines.append(Text(f"prices unknown for {', '.join(unpriced)} ("
+                          f"{'a local or unlisted model' if len(unpriced) == 1 else 'local or unlisted models'}): "
+                          f"tokens are counted, money is not ({plural(r.unpriced, 'request')} at unknown prices)"))
+    if r.repriced:  # made before the model's prices were given (cost_report)
         lines.append(Text(f"{plural(r.repriced, 'request')} made before this model's prices were given "
                           f"{'is' if r.repriced == 1 else 'are'} priced at them"))
     if r.stopped:
         lines.append(Text(stopped_line(r.stopped, r.estimated)))
     if r.avoided_tokens:
-        lines.append(Text(saved_words(r, compactions, known)))
+        lines.append(Text(saved_words(r, compactions)))
     else:
         lines.append(Text("compaction has kept nothing out of the requests yet"))
     return Group(*lines)
 
 
-def saved_words(r: CostReport, compactions: int, known: bool) -> str:
+def saved_words(r: CostReport, compactions: int) -> str:
     """What was kept out of the requests, and what that saved against what could have been sent
     instead: each request whole, or a full window where whole it would not have fit (a provider
-    refuses it). Priced whole, the net saving was over a run that could not have happened, and
-    the line said so only after it (`3 requests would not have fit the window at all`)."""
+    refuses it). Priced whole, the net saving was over a run that could not have happened. The
+    requests that would not have fit are said in one wording, priced or not (`OVER`); the money is
+    that of the requests of known prices, those of unknown prices said apart (`costs.cost_words`)."""
     who = (f"{plural(compactions, 'compaction')} and trimming what was sent" if compactions else
            "no compaction yet; trimming what was sent (large tool results previewed, old tool results cleared, "
            "old rounds folded)")
-    over = r.over_window
-    whole = "each request whole" + (
-        f" ({over} of them would not have fit the window whole: counted as a full window)" if over else "")
-    if not known:
+    over = OVER.format(plural(r.over_window, "request")) if r.over_window else ""
+    if r.unpriced == sum(r.requests.values()):
         return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests (money unknown)"
-                + (f"; {plural(over, 'request')} would not have fit the window whole" if over else ""))
+                + (f"; {over}" if over else ""))
+    whole = "each request whole" + (f" ({over}: counted as a full window)" if over else "")
+    apart = f" (the {plural(r.unpriced, 'request')} at unknown prices not priced)" if r.unpriced else ""
     return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests; against sending {whole}: "
             f"≈ ${r.avoided_cost:.4f} saved at this session's cache mix, summaries and notes cost "
-            f"${r.compaction_cost:.4f}, net ≈ ${r.net_saving:.4f}")
+            f"${r.compaction_cost:.4f}, net ≈ ${r.net_saving:.4f}{apart}")
+
+
+#: The requests that, whole, would not have fit the window: one wording wherever /cost says them.
+OVER = "{} would not have fit the window whole"
 
 
 def stopped_line(stopped: int, estimated: int) -> str:
@@ -304,11 +312,11 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
 
     whole, run = cost_report(s, whole=True), cost_report(s)
     compactions = len(history_view.compactions(history_view.all_boundaries(s.store)))  # as /status counts them
-    c.print(render_cost(whole, compactions=compactions, model_priced=s.info.has_prices))
-    if sum(whole.requests.values()) != sum(run.requests.values()):
-        known = whole.priced and run.priced
-        c.print(f"this run (since the session was resumed): {plural(sum(run.requests.values()), 'request')}, "
-                + (f"${run.total_cost:.4f}" if known else "cost unknown"))
+    c.print(render_cost(whole, compactions=compactions, model_priced=s.info.has_prices, model=s.info.name))
+    if sum(whole.requests.values()) != sum(run.requests.values()):  # by the total's rule (cost_words)
+        n = sum(run.requests.values())
+        c.print(f"this run (since the session was resumed): {plural(n, 'request')}, "
+                + (cost_words(run) if n else "nothing spent"))
 
 
 @command("plan", "the current plan (todo list), kept across compactions", takes_args=False)

@@ -20,18 +20,22 @@ def status_line(s: AgentSession, width: int) -> str:
     """The toolbar: context used / window, cost so far, the model, and a mark when nothing is asked
     (--yes). Parts that do not fit the width are left out, least useful first."""
     from ..agent.accounting.context_report import cost_report, picture
+    from ..agent.accounting.costs import cost_words
 
     try:
         used, window = picture(s).used, s.cm.limits.window
         earlier = bool(s.ext.ledger.earlier)  # a session resumed: what its earlier runs spent counts too
-        cost = cost_report(s, whole=earlier).total_cost
+        cost = cost_words(cost_report(s, whole=earlier))
     except Exception:  # noqa: BLE001 - a status line must never break the prompt
         return f" {s.info.name}"
     # After -c or /resume it said this run's `$0.0000` where /cost's whole session said $0.0080: the
-    # session's, said so
-    spent = f"{'session ' if earlier else ''}${cost:.4f}"
+    # session's, said so. By /cost's rule (costs.cost_words): after a switch to a model without prices
+    # it said `cost unknown` of a session that had spent $0.09, and after one back, $0.0906 alone; now
+    # `$0.0906 + 3 requests at unknown prices`. A model without prices that has made no request has
+    # cost nothing yet.
+    spent = f"{'session ' if earlier else ''}{cost}"
     parts = [f"context {used / 1000:.1f}k/{window / 1000:.1f}k ({100 * used / max(1, window):.0f}%)",
-             spent if s.info.has_prices else "cost unknown", s.info.name]
+             spent, s.info.name]
     if s.permissions.mode == "yes":
         parts.insert(0, BYPASS)
     while len(parts) > 1 and len(" · ".join(parts)) > width - 2:

@@ -39,6 +39,7 @@ from ...appended_lines import append_line
 from ...context.plumbing import tokens
 from ...models import ModelInfo
 from ...regular_file import read_own
+from ...words import plural
 
 
 @dataclass
@@ -248,7 +249,7 @@ class CostReport:
     rows: dict[str, Entry]  # "<kind> · <model>" -> summed entry
     requests: dict[str, int]
     total: Entry  # token sums over every model (its own price fields are meaningless)
-    total_cost: float
+    total_cost: float  # of the requests whose prices are known (`unpriced` counts the others)
     avoided_tokens: int  # what the layers and compactions kept out of the main requests
     #: those tokens priced, each request's at most what a full window has room for (`over_window`)
     avoided_cost: float
@@ -258,6 +259,9 @@ class CostReport:
     repriced: int = 0
     stopped: int = 0  # requests the user stopped mid-reply, counted with what is known of them
     estimated: int = 0  # of them, those whose input is the request's estimate (no usage had come)
+    #: requests made with a model whose prices are unknown: their cost is in no sum (`total_cost` is
+    #: what the others cost), counted apart (`cost_words`)
+    unpriced: int = 0
 
     @property
     def priced(self) -> bool:
@@ -265,8 +269,26 @@ class CostReport:
         return all(e.info.has_prices for e in self.rows.values())
 
     @property
+    def unpriced_models(self) -> list[str]:
+        """The models whose requests have no known price, each once, in the order first used."""
+        return list(dict.fromkeys(e.info.name for e in self.rows.values() if not e.info.has_prices))
+
+    @property
     def net_saving(self) -> float:
         return self.avoided_cost - self.compaction_cost
+
+
+def cost_words(r: CostReport) -> str:
+    """What the requests cost, by one rule wherever it is said (the toolbar, /cost's total, its line
+    for this run): the requests of known prices summed, those of unknown prices counted apart, so the
+    figure is what was at least spent: `$0.0906`, `$0.0906 + 3 requests at unknown prices`, or
+    `2 requests at unknown prices` where none has a known price. After a switch to a model without
+    prices and back, the toolbar said `cost unknown` of a session that had spent $0.09, then `$0.0906`
+    with nothing said of the rest, and /cost's total `unknown`."""
+    if not r.unpriced:
+        return f"${r.total_cost:.4f}"
+    unknown = f"{plural(r.unpriced, 'request')} at unknown prices"
+    return unknown if r.unpriced == sum(r.requests.values()) else f"${r.total_cost:.4f} + {unknown}"
 
 
 def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None = None) -> CostReport:
@@ -279,6 +301,7 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
     avoided_cost = 0.0
     compaction_cost = 0.0
     over = 0
+    unpriced = 0
     for e in entries:
         key = f"{e.kind} · {e.info.name}"
         row = rows.get(key)
@@ -292,7 +315,10 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
             target.output_tokens += e.output_tokens
             target.avoided += e.avoided
         requests[key] = requests.get(key, 0) + 1
-        total_cost += e.cost
+        if e.info.has_prices:
+            total_cost += e.cost
+        else:
+            unpriced += 1
         if e.kind == "main" and e.avoided:
             avoided_tokens += e.avoided
             per_token = e.input_cost / e.input_tokens if e.input_tokens else e.info.input / 1e6
@@ -306,4 +332,5 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
         elif e.kind != "main":
             compaction_cost += e.cost
     return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over,
-                      stopped=sum(e.stopped for e in entries), estimated=sum(e.estimated for e in entries))
+                      stopped=sum(e.stopped for e in entries), estimated=sum(e.estimated for e in entries),
+                      unpriced=unpriced)
