@@ -76,3 +76,28 @@ def test_a_providers_own_api_is_never_asked(url: str, hosted: bool) -> None:
     assert server_report.hosted(url) is hosted
     if hosted:
         assert server_report.ask(url, "gpt-4o", "k", wait=WAIT) is None
+
+
+async def test_a_session_against_a_server_that_hangs_starts_after_the_wait_as_before(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
+
+    monkeypatch.setattr(server_report, "WAIT_S", WAIT)
+
+    def started(server: FakeOpenAIServer, name: str) -> tuple[AgentSession, float]:
+        (tmp_path / name).mkdir()
+        began = time.monotonic()
+        s = AgentSession(SessionOptions(cwd=tmp_path / name, model="local", base_url=server.base_url, api_key="k",
+                                        home=tmp_path / "h"))
+        took = time.monotonic() - began
+        s.close()
+        return s, took
+
+    with FakeOpenAIServer(hello, model="local", require_auth=False) as plain:
+        started(plain, "warm")  # the first session of the process imports what every later one uses
+        _, baseline = started(plain, "p0")  # one that reports nothing, at once
+    with FakeOpenAIServer(hello, model="local", reports="vllm", window=8_000, models_fault=Fault.slow(60)) as server:
+        s, took = started(server, "p1")
+    assert took < baseline + WAIT + 1.0, (took, baseline)  # the wait, no more
+    assert s.info.window == 32_768 and s.reported is None and s.notices == []  # as before: nothing said
