@@ -1,12 +1,16 @@
 """A line typed ahead while a turn runs (ended with Enter) is saved the moment Enter is pressed:
 in the up-arrow history and in the session's folder, fsynced. It was kept in memory until the turn
 ended, so a closed terminal (SIGHUP) or a kill (SIGKILL) before then lost it: neither the session
-nor up-arrow had it. The next REPL to open the session says it, once, and up-arrow recalls it."""
+nor up-arrow had it. The next run to open the session (the REPL, or `-c -p`) says it, once, and
+up-arrow recalls it."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,7 +19,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
 
-from .pty_driver import Terminal
+from .pty_driver import REPO, Terminal
 from .repl_driver import drive
 
 AHEAD = "typed AHEAD while it runs"
@@ -34,8 +38,19 @@ def text_of(paths: list[Path]) -> str:
     return "".join(p.read_text(errors="replace") for p in paths)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP])
-async def test_a_line_typed_ahead_survives_the_end_of_the_run(tmp_path, sig) -> None:
+def print_run(tmp_path: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src"),
+                "COMPACT_AGENT_CONFIG": str(home / "config.toml")})
+    return subprocess.run([sys.executable, "-m", "compact_agent.cli", "--model", "fake-model", "--base-url", base_url,
+                           "--api-key", "k", *args], cwd=tmp_path / "project", env=env, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(("sig", "resumed_by"), [(signal.SIGKILL, "repl"), (signal.SIGHUP, "repl"),
+                                                 (signal.SIGKILL, "print")])
+async def test_a_line_typed_ahead_survives_the_end_of_the_run(tmp_path, sig, resumed_by) -> None:
     release = threading.Event()
 
     def responder(req) -> Reply:
@@ -64,11 +79,17 @@ async def test_a_line_typed_ahead_survives_the_end_of_the_run(tmp_path, sig) -> 
             release.set()
             term.close()
         assert AHEAD not in json.dumps([r.messages for r in server.requests])  # never sent
+        said = f"typed ahead in the last run and never sent: “{AHEAD}”"
+        if resumed_by == "print":  # `-c -p` says it on stderr, once, whichever run resumes first
+            first, second = (print_run(tmp_path, server.base_url, "-c", "-p", "/history") for _ in range(2))
+            assert first.returncode == 0 and said in first.stderr and "(up-arrow recalls it)" in first.stderr
+            assert said not in second.stderr
+            return
 
         # Resumed: said once under the last exchanges; up-arrow brings it back, and Enter sends it
         again = await drive(tmp_path, lambda req: Reply.text("GOT IT"), ["\x1b[A\r"], server=server,
                             continue_last=True)
     out = " ".join(again.out.split())
-    assert f"typed ahead in the last run and never sent: “{AHEAD}” (up-arrow recalls it)" in out, again.out
+    assert f"{said} (up-arrow recalls it)" in out, again.out
     assert message_text(server.requests[-1].messages[-1]) == AHEAD
     assert not list((home / "projects").glob("*/*/typed-ahead.json"))  # said once: the record is gone

@@ -15,6 +15,10 @@ same time in the same directory: a secret is not left behind for want of a name.
 rewrites it under the same lock (temp file, fsync, rename), so an entry another REPL appends
 meanwhile is not lost: the appender finds the file renamed over and writes to the new one.
 
+A line typed ahead in the REPL while a turn runs is appended here the moment Enter ends it, and
+kept in its session's folder until it is sent (`Unsent`): the next run to open the session says
+one that never was (`said_unsent`).
+
 A rewrite's temp file (`.prompt_history.<hex>.tmp`) is only made and renamed by the holder of the
 lock of the file the name holds: whoever holds that lock knows any such temp there is a killed
 removal's, and removes it (`_remove_stale_temps`).
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 from collections.abc import Callable
@@ -140,3 +145,59 @@ def drop_session(path: Path, session_id: str, dry: bool = False,
         return len(gone), sum(map(len, gone))
     finally:
         os.close(fd)
+
+
+class Unsent:
+    """The lines typed ahead with Enter and not yet taken to be sent, kept in the folder of the
+    session each was typed in (`folder`, asked at each line: /clear and /resume change it), as
+    `NAME`, fsynced at each change: a run that ends before it sends them leaves them there, and
+    `take_left` gives them to the next run that opens the session (the REPL, `-c -p`), once."""
+
+    NAME = "typed-ahead.json"
+
+    def __init__(self, folder: Callable[[], Path | None], left: list[str] | None = None) -> None:
+        self.folder = folder
+        self.left = left or []  # what an earlier run of the session kept and never sent
+        self._kept: list[tuple[Path, str, str]] = []  # (folder, the line as typed ahead, its text)
+
+    def add(self, line: str, text: str) -> None:
+        """`line` typed ahead (a paste in it as its placeholder), `text` what it says."""
+        if (folder := self.folder()) is not None:
+            self._kept.append((folder, line, text))
+            self._write(folder)
+
+    def drop(self, line: str) -> None:
+        for i, (folder, kept, _) in enumerate(self._kept):
+            if kept == line:
+                del self._kept[i]
+                self._write(folder)
+                return
+
+    def _write(self, folder: Path) -> None:
+        lines = [text for where, _, text in self._kept if where == folder]
+        with contextlib.suppress(OSError):  # the up-arrow history has it all the same
+            if lines:
+                atomic_write(folder / self.NAME, json.dumps(lines, ensure_ascii=False).encode())
+            else:
+                (folder / self.NAME).unlink(missing_ok=True)
+
+    @classmethod
+    def take_left(cls, folder: Path) -> list[str]:
+        """The lines an earlier run of the session in `folder` kept and never sent, the record gone."""
+        try:
+            lines = json.loads((folder / cls.NAME).read_text(encoding="utf-8"))
+            (folder / cls.NAME).unlink()
+        except (OSError, ValueError):
+            return []
+        return [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
+
+
+def said_unsent(left: list[str], width: int = 100) -> list[str]:
+    """What a resume says of the lines typed ahead in an earlier run and never sent (`Unsent.take_left`):
+    each by its first line, cut to `width`, then that up-arrow recalls them."""
+    def first(line: str) -> str:
+        head = line.strip().split("\n", 1)[0]
+        return head if len(head) <= width and "\n" not in line.strip() else head[: width - 1] + "…"
+
+    said = [f"typed ahead in the last run and never sent: “{first(line)}”" for line in left]
+    return [*said, f"(up-arrow recalls {'it' if len(left) == 1 else 'them'})"] if left else []

@@ -28,6 +28,7 @@ from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
+from ..session.prompt_history import Unsent, said_unsent
 from ..words import plural
 from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
 from .print_slash import KEPT_HINT, RETRY_HINT
@@ -319,6 +320,8 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     for line in session.notes:  # a turn the user stopped
         run.note(line)
     for line in session.notices:  # a window remembered from an earlier session (server_windows.py)
+        run.note(line)
+    for line in said_unsent(Unsent.take_left(session.store.dir)):  # typed ahead in the REPL, never sent
         run.note(line)
     if print_commands.command_name(prompt) == "mcp" and session.ext.mcp is not None:
         session.ext.mcp.listed = True  # the servers connect for `init`: a failure is said in /mcp's list only

@@ -17,12 +17,12 @@ from ..agent.run.options import session_root
 from ..error_text import describe_error
 from ..session import journal  # no pydantic-ai: a line typed while the session is built is saved at once
 from ..session.files import SessionError
+from ..session.prompt_history import Unsent, said_unsent
 from .interrupt_keys import InterruptKeys
 from .repl_start import Start, preload
 from .toolbar import status_line
 from .turn_view import TurnView
 from .typeahead import began
-from .typed_ahead import Unsent
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -112,20 +112,14 @@ def keep_ahead(r: Building, keys: InterruptKeys) -> None:
 
 
 def left_ahead(r: Building) -> list[str]:
-    """The lines typed ahead in an earlier run of the session and never sent, said once, each on
-    its line (its first line, cut to fit)."""
+    """What the build says of the lines typed ahead in an earlier run of the session and never
+    sent (`keep_ahead` took them), once."""
     keys = r.work.keys
     unsent = keys.ahead.unsent if keys is not None else None
     if unsent is None or not unsent.left:
         return []
     left, unsent.left = unsent.left, []
-    said = [f"typed ahead in the last run and never sent: “{excerpt(line)}”" for line in left]
-    return [*said, f"(up-arrow recalls {'it' if len(left) == 1 else 'them'})"]
-
-
-def excerpt(line: str, width: int = 100) -> str:
-    first = line.strip().split("\n", 1)[0]
-    return first if len(first) <= width and "\n" not in line.strip() else first[: width - 1] + "…"
+    return said_unsent(left)
 
 
 def keep_typed(r: Building, message: str) -> None:

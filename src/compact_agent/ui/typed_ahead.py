@@ -21,22 +21,20 @@ turn (`leaving`): the lines typed ahead with Enter before it are sent first, the
 Text typed after it (a character, a paste) keeps the REPL open, as text at a prompt does.
 
 A line ended with Enter is saved the moment it is (`on_line`, once no key follows it within
-`BURST_GAP`: `settle_quiet`): in the up-arrow history and in the session's folder (`Unsent`), until
+`BURST_GAP`: `settle_quiet`): in the up-arrow history and in the session's folder (prompt_history.Unsent), until
 it is taken to be sent. A run ended before then (a closed terminal, a kill) loses none of it, and
 the next REPL to open the session says it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
+from ..session.prompt_history import Unsent
 from .paste_lookalikes import typed_on
 from .pastes import Pastes, as_typed
 
@@ -166,49 +164,3 @@ class TypedAhead:
         if self._burst and self.clock() - self._last > BURST_GAP:
             self._settle()
 
-
-class Unsent:
-    """The lines typed ahead with Enter and not yet taken to be sent, kept in the folder of the
-    session each was typed in (`folder`, asked at each line: /clear and /resume change it), as
-    `NAME`, fsynced at each change: a run that ends before it sends them leaves them there, and
-    `take_left` gives them to the next REPL that opens the session, once."""
-
-    NAME = "typed-ahead.json"
-
-    def __init__(self, folder: Callable[[], Path | None], left: list[str] | None = None) -> None:
-        self.folder = folder
-        self.left = left or []  # what an earlier run of the session kept and never sent
-        self._kept: list[tuple[Path, str, str]] = []  # (folder, the line as typed ahead, its text)
-
-    def add(self, line: str, text: str) -> None:
-        """`line` typed ahead (a paste in it as its placeholder), `text` what it says."""
-        if (folder := self.folder()) is not None:
-            self._kept.append((folder, line, text))
-            self._write(folder)
-
-    def drop(self, line: str) -> None:
-        for i, (folder, kept, _) in enumerate(self._kept):
-            if kept == line:
-                del self._kept[i]
-                self._write(folder)
-                return
-
-    def _write(self, folder: Path) -> None:
-        from ..session.files import atomic_write
-
-        lines = [text for where, _, text in self._kept if where == folder]
-        with contextlib.suppress(OSError):  # the up-arrow history has it all the same
-            if lines:
-                atomic_write(folder / self.NAME, json.dumps(lines, ensure_ascii=False).encode())
-            else:
-                (folder / self.NAME).unlink(missing_ok=True)
-
-    @classmethod
-    def take_left(cls, folder: Path) -> list[str]:
-        """The lines an earlier run of the session in `folder` kept and never sent, the record gone."""
-        try:
-            lines = json.loads((folder / cls.NAME).read_text(encoding="utf-8"))
-            (folder / cls.NAME).unlink()
-        except (OSError, ValueError):
-            return []
-        return [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
