@@ -72,9 +72,37 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
     return (said[-1] if said else "connection failed"), None
 
 
+#: The most an error line says: past it, `bounded` takes out its middle.
+LINE_LIMIT = 400
+
+
 def first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
-    return (lines[0] if lines else "unexpected error")[:400]
+    return bounded(lines[0] if lines else "unexpected error")
+
+
+def bounded(line: str, limit: int = LINE_LIMIT) -> str:
+    """`line` in at most `limit` characters. A longer one loses its middle, where a line quotes what a
+    provider or server said, for ` … `: its start says what failed and its end what to do. Cut at its
+    end, 'not compacted: … (2 requests in all); nothing was' lost 'changed; /compact again to retry'.
+    Each side is cut between words where one ends within a tenth of the limit of the cut."""
+    if len(line) <= limit:
+        return line
+    room = limit - 3  # the ellipsis and a space either side
+    head, tail = line[:room // 2], line[len(line) - (room - room // 2):]
+    slack = limit // 10
+    if (space := head.rfind(" ")) >= len(head) - slack:
+        head = head[:space]
+    if 0 <= (space := tail.find(" ")) <= slack:
+        tail = tail[space + 1:]
+    return f"{head.rstrip()} … {tail.lstrip()}"
+
+
+def clipped(text: str, limit: int = 300) -> str:
+    """`text` on one line, in at most `limit` characters: cut, it ends with `…`, so the line says
+    that the provider's message went on."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def proxy_unreached(e: BaseException, reason: str) -> str | None:

@@ -18,6 +18,7 @@ from typing import Any
 from .error_causes import (
     after_retries,
     caused_by,
+    clipped,
     endpoint,
     key_from,
     proxy_unreached,
@@ -259,7 +260,7 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
         inner = error if isinstance(error, dict) else body
         message = inner.get("message", inner.get("detail"))  # `detail`: a bare FastAPI server
         if isinstance(message, str) and message.strip():
-            return " ".join(message.split())[:300]
+            return clipped(message)
         if isinstance(message, list) and (listed := _validation_errors(message)):
             return listed
     if fallback is not None:
@@ -269,7 +270,7 @@ def _provider_message(e: BaseException, fallback: str | None = None) -> str:
     if (page := web_page(body)) is not None:
         return page
     text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
-    return " ".join(text.split())[:300]
+    return clipped(text)
 
 
 #: Statuses a web server that is no model API answers a POST with (a site, a web UI's port): its
