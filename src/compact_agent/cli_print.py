@@ -40,11 +40,12 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
             if problem is not None:
                 sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
         from .models import KEY_WHEN_SENT
-        from .ui.print_commands import slash_command
+        from .ui.print_commands import command_name, slash_command
         from .ui.print_mode import run_print
 
-        # A built-in command: the key is checked when it is about to send a request (`/cost` sends none)
-        later = KEY_WHEN_SENT.set(slash_command(query) is not None)
+        # A built-in command: the key is checked when it is about to send a request (`/cost` sends none);
+        # /init's turn, at once, as a prompt's: it would be left in the session, unanswered
+        later = KEY_WHEN_SENT.set(slash_command(query) is not None and command_name(query) != "init")
         try:
             code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in))
         finally:

@@ -1,8 +1,8 @@
 """The print-mode commands that send no request (`-c -p /cost`, `/history`, `/status`) run without
 the provider's key, as `sessions` does: they failed with 'ANTHROPIC_API_KEY is not set', exit 1,
 because the session's model was built, key and all, before the command ran. The key is now checked
-when a request is about to be made: `/init`, which sends one, still says it is missing (exit 1),
-and nothing reaches the provider; a prompt without a key is refused as before."""
+when a request is about to be made; `/init`, whose turn sends one, is refused at once as before
+(exit 1), leaving nothing unanswered in the session, and so is a prompt; nothing reaches the provider."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def test_request_free_commands_run_without_the_key(cli) -> None:
         keyless = {"ANTHROPIC_BASE_URL": server.base_url}  # the test's environment has no *_API_KEY
         ran = {c: cli("-c", "-p", c, env=keyless) for c in ("/cost", "/history", "/status")}
         init = cli("-c", "-p", "/init", "--yes", env=keyless)
+        after = cli("-c", "-p", "/history", env=keyless)
         prompt = cli("-c", "-p", "go on", env=keyless)
         listed = cli("sessions", env=keyless)
     for command, run in ran.items():
@@ -27,4 +28,5 @@ def test_request_free_commands_run_without_the_key(cli) -> None:
     for run in (init, prompt):
         assert run.code == 1 and "ANTHROPIC_API_KEY is not set" in run.stderr, run.stderr
         assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert after.code == 0 and "no answer" not in after.stderr, after.stderr  # /init's request was not left unanswered
     assert len(server.requests) == 1  # only the first run's: no command sent one, nor a placeholder key
