@@ -49,6 +49,11 @@ def imports(root: Path) -> dict[str, set[str]]:
                     target = ".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module else []))
                 # `from . import x` imports the module x; `from .m import y`, the module m.
                 found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target for a in node.names}
+        # Importing `a.b.c` first runs `a.b`'s __init__ (and `a`'s): an edge to each package it enters
+        # that this module is not inside already. `layers/__init__` imports `order`, which builds every
+        # layer, so a module outside `layers/` importing `layers.digest` imports the layers too.
+        found |= {".".join(m.split(".")[:i]) for m in found if m in mods for i in range(1, m.count(".") + 1)
+                  if not (name + ".").startswith(".".join(m.split(".")[:i]) + ".")}
         graph[name] = {m for m in found if m in mods and m != name}
     return graph
 
@@ -110,6 +115,44 @@ def test_the_check_sees_a_circle_through_a_type_only_import(tmp_path: Path) -> N
     assert circles(imports(pkg)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     (pkg / "c.py").write_text("")
     assert circles(imports(pkg)) == []
+
+
+def test_the_check_sees_a_circle_through_a_package_init(tmp_path: Path) -> None:
+    """`pkg.c` imports `pkg.sub.b`, which runs `pkg/sub/__init__`, which imports `pkg.sub.a`, which
+    imports `pkg.c` back (inside a function: it runs later, and still a dependency)."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from .a import A\n")
+    (pkg / "sub" / "a.py").write_text("class A:\n    def f(self):\n        from ..c import C\n")
+    (pkg / "sub" / "b.py").write_text("B = 1\n")
+    (pkg / "c.py").write_text("from .sub.b import B\nclass C: ...\n")
+    assert circles(imports(pkg)) == [["pkg.c", "pkg.sub", "pkg.sub.a"]]
+    # A module inside the package does not enter it again: no circle through its own __init__.
+    (pkg / "c.py").write_text("class C: ...\n")
+    (pkg / "sub" / "b.py").write_text("from . import a\n")
+    assert circles(imports(pkg)) == []
+
+
+#: The view layers, each with the modules that are its own parts (docs/pipeline.md, "Changing one
+#: layer"); `order.py` builds them all and `frozen.py` keeps their decisions, so they are no layer.
+LAYERS = {"budget": {"budget", "previews", "spills", "rereads"}, "snip": {"snip"},
+          "microcompact": {"microcompact"}, "collapse": {"collapse", "digest"}}
+
+
+def test_no_layer_imports_another_layer_or_the_compaction() -> None:
+    """What two layers share lives in `context/plumbing/` (`result_text.result_lines`,
+    `file_changes.changed_files`): budget.py imported the compaction's ledger inside a function,
+    which imports the digest, whose package builds budget.py, so moved to the top it made
+    `import compact_agent.context.compaction.ledger` fail."""
+    graph = imports(ROOT)
+    layers = "compact_agent.context.layers"
+    owner = {f"{layers}.{m}": layer for layer, parts in LAYERS.items() for m in parts}
+    assert set(owner) | {f"{layers}.order", f"{layers}.frozen"} == {m for m in graph if m.startswith(layers + ".")}
+    crossings = sorted(f"{m} imports {n}" for m, layer in owner.items() for n in graph[m]
+                       if (n in owner and owner[n] != layer) or n == layers
+                       or n.startswith("compact_agent.context.compaction"))
+    assert crossings == []
 
 
 def tree(page: Path) -> str:

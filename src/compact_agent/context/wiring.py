@@ -21,18 +21,11 @@ from pydantic_ai.models import Model
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionResult, Summarize
-from .plumbing.events import Budget, Event, LayerResult
+from .plumbing.events import Event
+from .plumbing.events import Layer as Layer  # the protocol lives beside the Budget and LayerResult it names
 from .plumbing.settings import Limits
 
 __all__ = ["Internals", "Layer", "RefitPrompt", "SummarizerFactory", "SummaryInputs", "TokenCounter", "utcnow"]
-
-
-class Layer(Protocol):
-    """A view layer (L1-L4): shapes what is sent, from the history and its own frozen decisions."""
-
-    name: str
-
-    def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult: ...
 
 
 class SummaryInputs(Protocol):

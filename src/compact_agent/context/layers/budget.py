@@ -31,6 +31,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
+from ..plumbing.file_changes import changed_files
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
 from .previews import Tools, build_preview, cut_args, text_of
@@ -262,9 +263,6 @@ class ToolResultBudget(SpillFiles):
         """The reads in `messages` whose file a preview may send the model back to (rereads.py): no
         call beside or after one writes or edits it, as the compaction's ledger counts them (the
         caller's own writers, `file_tools`, included)."""
-        # The ledger reads the digest, whose package builds this layer: imported once both are.
-        from ..compaction.ledger import changed_files
-
         writers = tuple(str(n).lower() for n in getattr(self.settings, "file_tools", ()))
         return Reads(messages, lambda response: changed_files([response], carried=False, writers=writers))
 

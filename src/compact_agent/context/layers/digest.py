@@ -20,7 +20,6 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelRequestPart,
-    ModelResponse,
     ModelResponsePart,
     RetryFeedbackPart,
     RetryPromptPart,
@@ -32,9 +31,11 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ..plumbing.file_changes import copied_ids as copied_ids
 from ..plumbing.markers import DIGEST_HEADER as DIGEST_HEADER
-from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, is_kept_result, ours
-from .previews import result_lines
+from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment
+from ..plumbing.markers import RESTORED as RESTORED
+from ..plumbing.result_text import result_lines
 
 Digest = Callable[[list[ModelMessage]], str]
 
@@ -164,21 +165,6 @@ def ask_text(part: object) -> str | None:
         return None
     text = _prompt_str(part)
     return None if text.lstrip().startswith(("<system-reminder>", OWN_TEXT)) else text
-
-
-RESTORED = "restore"
-"""The `[KEY]["synthetic"]` kind of the read_file exchange a compaction puts after its summary: a
-file the program read again from disk (the agent's `mention_messages`), not a read of the model's."""
-
-
-def copied_ids(messages: Sequence[ModelMessage]) -> set[str]:
-    """The call ids of what a compaction wrote in again after its summary: the files it restored
-    (their results marked `RESTORED`) and the results in use it kept (the calls of the responses
-    marked `KEPT`: its request half may be joined with the message after it, which the mark then
-    covers too)."""
-    return {p.tool_call_id for m in messages for p in m.parts
-            if (isinstance(p, ToolReturnPart) and ours(p).get("synthetic") == RESTORED)
-            or (isinstance(p, ToolCallPart) and isinstance(m, ModelResponse) and is_kept_result(m))}
 
 
 def model_steps(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

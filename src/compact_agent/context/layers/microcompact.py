@@ -52,8 +52,8 @@ from ..plumbing import tokens
 from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import is_kept_result, mark
+from ..plumbing.result_text import result_lines
 from ..plumbing.settings import CompactionSettings as Settings
-from .previews import result_lines
 
 LAYER = "microcompact"
 CLEARED = "[Old tool result content cleared]"

@@ -8,8 +8,8 @@ separate module that knows nothing of the others; this is the one place that ord
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from ..plumbing.events import Layer
 from ..plumbing.settings import CompactionSettings as Settings
 from ..plumbing.settings import kind
 from ..plumbing.stores import HistoryStore, SideFiles
@@ -18,9 +18,6 @@ from .collapse import ContextCollapse
 from .microcompact import COMPACTABLE, Microcompact
 from .previews import Tools
 from .snip import Snip
-
-if TYPE_CHECKING:  # the protocol the layers follow; wiring.py imports what builds on them
-    from ..wiring import Layer
 
 
 def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = None, *,

@@ -1,8 +1,9 @@
 """What layer 1 shows in place of a long text: a result's preview, a tool call's cut arguments.
 
 Pure functions of the text (and where its spilled copy is), so a preview, once chosen, is the same
-bytes on every request. `budget.py` decides which results and arguments get one. `result_lines`
-reads back how many lines the result had that a preview or a placeholder stands for (the digest's).
+bytes on every request. `budget.py` decides which results and arguments get one. How many lines
+the result had that a preview or a placeholder stands for is read back by `plumbing/result_text.py`
+(`result_lines`), from the note this module writes.
 """
 
 from __future__ import annotations
@@ -14,21 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ToolCallPart
 
-from ..plumbing.markers import ours
+from ..plumbing.result_text import PREVIEWED_BY as PREVIEWED_BY
+from ..plumbing.result_text import line_count
+from ..plumbing.result_text import result_lines as result_lines
+from ..plumbing.result_text import text_of as text_of
 from . import rereads
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def text_of(part: ToolReturnPart) -> str | None:
-    """The text the model would read for this result, or None when it carries files (images)."""
-    if isinstance(part.content, str):
-        return part.content
-    if part.files:
-        return None
-    return part.model_response_str(wrap_if_error=False)
 
 
 def spill_name(tool_call_id: str) -> str:
@@ -45,43 +40,6 @@ agents' file readers): a preview of such text points to grep or a command instea
 
 NEXT_BYTES = 4_000
 """What the command in a long-line preview's note shows of the rest at a time."""
-
-
-def line_count(text: str) -> int:
-    """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
-    return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
-
-
-PREVIEWED_BY = "budget"
-"""The mark (`markers.mark`) of the layer that shows a long result as its preview (budget.LAYER)."""
-
-_NOTED = re.compile(r"\n\n\[\w+ too large for the context \([\d,]+ characters, ([\d,]+) lines?\); showing the first "
-                    r"[\d,]+ and last [\d,]+ characters\. [^\n]*\]\Z")
-
-
-#: The notes read_file puts before the numbered lines of a file (agent/tools/files.py): `[a.py: lines
-#: 1-70 of 282; read more with offset=71]`, `[a.py is UTF-16 text, not UTF-8; …]`.
-_READ_NOTES = re.compile(r"(?:\[[^\n]*\]\n)+(?=\s*\d+\t)")
-
-
-def result_lines(part: ToolReturnPart) -> int | None:
-    """How many lines the tool's own result had that `part` now shows, 0 when it had no output:
-    a preview's note says it (`build_preview`), a layer that put a placeholder in its place keeps it
-    under "lines" in its mark (microcompact, snip), else the text shown is the result. None for a
-    result of files, or a preview or placeholder that does not say it. A read_file's notes before
-    the file's numbered lines are not counted: a 70-line slice was said to be 71 lines."""
-    marks = ours(part)
-    kept = [info["lines"] for info in marks.values() if isinstance(info, dict) and "lines" in info]
-    if kept:
-        return kept[0] if isinstance(kept[0], int) else None
-    text = text_of(part)
-    if text is None:
-        return None
-    notes = line_count(m[0]) if part.tool_name == "read_file" and (m := _READ_NOTES.match(text)) else 0
-    if PREVIEWED_BY in marks:
-        noted = _NOTED.search(text)
-        return int(noted.group(1).replace(",", "")) - notes if noted is not None else None
-    return line_count(text) - notes if text.strip() else 0
 
 
 def longest_line(text: str) -> int:

@@ -47,8 +47,8 @@ from pydantic_ai.messages import (
 from ..plumbing import tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
+from ..plumbing.result_text import result_lines
 from ..plumbing.rounds import has_user_text
-from .previews import result_lines
 
 LAYER = "snip"
 SUPERSEDED = "[superseded by a later read of the same unchanged file]"

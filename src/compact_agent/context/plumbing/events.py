@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic_ai.exceptions import ModelHTTPError, UserError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage
@@ -166,6 +166,14 @@ class LayerResult:
     messages: list[ModelMessage]
     tokens_freed: int = 0
     events: list[Event] = field(default_factory=list)
+
+
+class Layer(Protocol):
+    """A view layer (L1-L4): shapes what is sent, from the history and its own frozen decisions."""
+
+    name: str
+
+    def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult: ...
 
 
 @dataclass

@@ -90,6 +90,11 @@ def is_kept_result(m: Any) -> bool:
     return ours(m).get("synthetic") == KEPT
 
 
+RESTORED = "restore"
+"""The `[KEY]["synthetic"]` kind of the read_file exchange a compaction puts after its summary: a
+file the program read again from disk (the agent's `mention_messages`), not a read of the model's."""
+
+
 def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
     """The metadata of one request joined from adjacent `messages` (as a provider is sent them):
     each one's entries, a later one's winning, but for a compaction message's own entry (`KEY`),
