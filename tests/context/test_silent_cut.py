@@ -62,9 +62,14 @@ def test_the_event_of_a_cut_says_it_was_a_cut() -> None:
     def cutting(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart("ok " * 300)], usage=RequestUsage(input_tokens=next(sizes), output_tokens=300))
 
+    class OllamaLike(FunctionModel):  # a server's model: FunctionModel's own counts are never a cut
+        @property
+        def system(self) -> str:
+            return "ollama"
+
     events: list[Event] = []
     cm = ContextManager(window=64_000, event_handler=events.append)
-    agent = Agent(FunctionModel(cutting), capabilities=[cm])
+    agent = Agent(OllamaLike(cutting), capabilities=[cm])
     history = agent.run_sync("start " * 700).all_messages()
     for _ in range(2):
         history = agent.run_sync("more " * 1_500, message_history=history).all_messages()

@@ -58,6 +58,7 @@ from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.silent_cut import a_server
 from .plumbing.stores import HistoryStore
 from .refit import cut_boundary, refit_newest
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
@@ -307,7 +308,8 @@ class ContextManager(CompactingState):
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
         cut_before = self.calibration.cut_to()
-        if reported and not self.calibration.observe(reported, *self.last_view_observed, flat=self.last_view_media):
+        if reported and not self.calibration.observe(reported, *self.last_view_observed, flat=self.last_view_media,
+                                                     cuts=a_server(getattr(ctx, "model", None))):
             cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
             self.emit(Event("calibration", "rejected", self.last_view_tokens_est, reported, detail={"reason": (
                 "the server cut the prompt to its window" if cut is not None and (cut != cut_before or

@@ -242,7 +242,7 @@ class Calibration:
         return max(1, estimated - self.uncounted(earlier, current))
 
     def observe(self, reported_input: int, estimated_input: int, unsure: int = 0, earlier: int = 0,
-                flat: int = 0) -> bool:
+                flat: int = 0, cuts: bool = True) -> bool:
         """Learn from one report; False when it is implausible and ignored. `unsure`: of the
         estimate, the model's thinking, which a provider may count or not (Anthropic drops
         the thinking of earlier turns from a request; a DeepSeek thinking model is sent its reasoning
@@ -256,7 +256,8 @@ class Calibration:
         with a server reporting only what its cache did not hold looks the same, and letting it go
         would count a quarter of what the provider does. A report of a prompt the server cut is not
         learned from, and those before it that may have been cut too are gone back on (`cut_to`).
-        `flat`: of the estimate, the media at a flat size (`media_tokens`), which no growth judged a cut weighs."""
+        `flat`: of the estimate, the media at a flat size (`media_tokens`), which no growth judged a cut weighs.
+        `cuts=False`: the report is of no server (`silent_cut.a_server`), which cuts nothing: never judged a cut."""
         if reported_input <= 0 or estimated_input <= 0:
             return False
         current = max(0, unsure - earlier)
@@ -268,7 +269,7 @@ class Calibration:
         added, self._last_current = current - self._last_current, current
         verdict = self.watch.judge(reported_input, estimated_input, unsure + flat, predicted=predicted, scale=self.whole,
                                    last=None if last is None else (*last, last_unsure), calibrated=calibrated,
-                                   plausible=reported_input <= MAX_RATIO * estimated_input)
+                                   plausible=reported_input <= MAX_RATIO * estimated_input) if cuts else "whole"
         if verdict == "cut":  # what the reports of prompts it cut taught of the tokenizer goes
             self._unlearn(self.watch.cut or 0)
             self.rejected += 1
