@@ -19,6 +19,7 @@ from pydantic_ai.messages import (
 from rich.console import Console
 
 from compact_agent import demo
+from tests.fixed_part import fixed_part
 
 REPO = Path(__file__).resolve().parents[1]
 PIPELINE = "src/compact_agent/context/pipeline.py"
@@ -97,4 +98,7 @@ def test_the_analysis_of_the_demo_s_session_fits_its_usage(demo_output: str):
     the requests before the first trim instead of calling it made up."""
     said = " ".join(demo_output.split())
     assert "does not follow the messages" not in said and "stand-in model's numbers" not in said
-    assert "recorded requests; size = 1.00 × estimate + 1.0K overhead, fit error 0.0% mean" in said
+    fit = re.search(r"recorded requests; size = 1\.00 × estimate \+ (\d+\.\d)K overhead, fit error 0\.0% mean", said)
+    assert fit, said
+    # the overhead is what every request carries beside its messages: the system prompt and tools
+    assert abs(float(fit[1]) * 1_000 - fixed_part()) <= 100, (fit[0], fixed_part())

@@ -107,6 +107,8 @@ def test_the_system_prompt_decides_about_every_tool() -> None:
 
 COUNT = dict(enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                         "eleven", "twelve")))
+ORDINAL = dict(enumerate(("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                          "ninth", "tenth", "eleventh", "twelfth", "thirteenth")))
 
 
 def test_the_readme_counts_and_names_the_tools() -> None:
@@ -116,3 +118,8 @@ def test_the_readme_counts_and_names_the_tools() -> None:
     assert said[1] == COUNT.get(len(names.TOOL_NAMES)) and tuple(re.findall(r"`(\w+)`", said[2])) == names.TOOL_NAMES, (
         f"README.md's first paragraph says {' '.join(said[0].split())!r}: name the {len(names.TOOL_NAMES)} tools of "
         "TOOL_NAMES (src/compact_agent/agent/tools/names.py), in its order")
+    plan = re.search(r"keeps its plan with a (\w+) \(`todo_write`\)", readme)
+    assert plan, "README.md's first paragraph no longer says 'keeps its plan with a seventh (`todo_write`)': change this test"
+    assert plan[1] == ORDINAL.get(len(names.TOOL_NAMES) + 1), (
+        f"README.md's first paragraph says {' '.join(plan[0].split())!r}: todo_write comes after the "
+        f"{len(names.TOOL_NAMES)} tools of TOOL_NAMES, the {ORDINAL.get(len(names.TOOL_NAMES) + 1)}")

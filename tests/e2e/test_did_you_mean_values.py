@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from compact_agent.agent.tools.names import TOOL_NAMES
+
+TOOLS = f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)"  # every tool, in TOOL_NAMES' order
+
 
 @pytest.mark.parametrize(("args", "said"), [
     (("analyze", ".", "-s", "our"),
@@ -17,11 +21,9 @@ import pytest
     (("analyze", ".", "--pricing", "antropic"),
      "unknown pricing 'antropic'; did you mean anthropic? (choose from deepseek, anthropic)"),
     (("-p", "hi", "--allowed-tools", "bsh"),
-     "--allowed-tools: unknown tool 'bsh'; did you mean bash? (use one of read_file, write_file, edit_file, "
-     "bash, grep, glob or bash(PATTERN))"),
+     f"--allowed-tools: unknown tool 'bsh'; did you mean bash? ({TOOLS})"),
     (("-p", "hi", "--allowed-tools", "bash,edit_fil"),
-     "--allowed-tools: unknown tool 'edit_fil'; did you mean edit_file? (use one of read_file, write_file, "
-     "edit_file, bash, grep, glob or bash(PATTERN))"),
+     f"--allowed-tools: unknown tool 'edit_fil'; did you mean edit_file? ({TOOLS})"),
 ])
 def test_a_name_misspelt_is_answered_with_the_one_meant(cli, args, said):
     res = cli(*args, "--model", "fake-model") if args[0] == "-p" else cli(*args)
@@ -31,7 +33,7 @@ def test_a_name_misspelt_is_answered_with_the_one_meant(cli, args, said):
 
 @pytest.mark.parametrize(("args", "said"), [
     (("analyze", ".", "-s", "xyz"), "unknown strategy 'xyz' (choose from ours, "),
-    (("-p", "hi", "--allowed-tools", "zzz"), "--allowed-tools: unknown tool 'zzz'; use one of read_file, "),
+    (("-p", "hi", "--allowed-tools", "zzz"), f"--allowed-tools: unknown tool 'zzz'; {TOOLS}\n"),
 ])
 def test_a_name_like_none_gets_no_guess(cli, args, said):
     res = cli(*args)

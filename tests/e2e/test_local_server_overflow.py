@@ -14,6 +14,7 @@ import pytest
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fixed_part import window
 
 N = 12
 NOTE = "its window is 8,000, not the 64,000 given; working within 8,000 from now on"
@@ -41,10 +42,6 @@ def test_a_local_servers_refusal_is_compacted_and_its_window_learned(cli: Cli, s
         assert "/ window 8,000 tokens" in status.stdout, status.stdout
 
 
-CUT = 5_000
-CUT_NOTE = f"its window is {CUT:,}, not the 64,000 given; working within {CUT:,} from now on"
-
-
 def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cli) -> None:
     """An Ollama server given a prompt longer than its context length keeps the prompt's end, that
     long, answers from it, and reports that length as the input: no refusal, and the model never
@@ -54,12 +51,14 @@ def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cl
     total = make_project(cli.cwd, N)
     agent = FileTaskAgent(n=N)
     cut_requests: list[int] = []
+    cut = window(5_000)  # as much room beside the system prompt and tools as at six tools
+    cut_note = f"its window is {cut:,}, not the 64,000 given; working within {cut:,} from now on"
 
     def cuts_silently(req):  # the server's count of the prompt it kept
-        if req.prompt_tokens > CUT:
+        if req.prompt_tokens > cut:
             cut_requests.append(req.prompt_tokens)
             reply = agent(req)
-            return dataclasses.replace(reply, usage={"prompt_tokens": CUT, "prompt_tokens_details": {"cached_tokens": 0}})
+            return dataclasses.replace(reply, usage={"prompt_tokens": cut, "prompt_tokens_details": {"cached_tokens": 0}})
         return agent(req)
 
     with FakeOpenAIServer(cuts_silently, window=128_000, model="local") as server:
@@ -67,7 +66,7 @@ def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cl
         first = cli("-p", task_text(N), "--context-window", "64k", "-y", *at)
         assert first.code == 0, first.stderr
         assert f"FINAL SUM: {total}" in first.stdout
-        notes = [line for line in first.stderr.splitlines() if CUT_NOTE in line]
+        notes = [line for line in first.stderr.splitlines() if cut_note in line]
         assert len(notes) == 1, first.stderr
         assert f"the server at {server.base_url} cut requests" in notes[0] and "without saying so" in notes[0]
         assert "OLLAMA" not in notes[0]  # an address that is not Ollama's: its setting is not named
@@ -75,7 +74,7 @@ def test_a_server_that_cuts_prompts_silently_is_found_out_by_its_reports(cli: Cl
         sent = len(server.requests)
 
         status = cli("-c", "-p", "/status", *at)
-        assert f"/ window {CUT:,} tokens" in status.stdout, status.stdout
+        assert f"/ window {cut:,} tokens" in status.stdout, status.stdout
         said = " ".join(status.stdout.split())  # the server named, as the line that said it learned it named it
         assert f"learned from prompts the server at {server.base_url} cut to it without saying so," in said, status.stdout
         assert ", not the 64,000 the session remembers" in said, status.stdout  # no flag of this run gave it

@@ -26,6 +26,7 @@ from compact_agent.config import Settings
 from compact_agent.ui.print_mode import run_print
 from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
+from tests.fixed_part import window
 
 from .repl_driver import drive
 
@@ -41,22 +42,23 @@ def options(tmp_path: Path, server: FakeOpenAIServer, **more: Any) -> SessionOpt
 def test_compact_learns_the_servers_window_from_its_refused_summary(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     make_project(tmp_path / "project", N)
+    size = window(8_000)  # as much room beside the system prompt and tools as at six tools
     with FakeOpenAIServer(FileTaskAgent(n=N), window=16_000) as big, \
-            FakeOpenAIServer(FileTaskAgent(n=N), window=8_000) as small:
+            FakeOpenAIServer(FileTaskAgent(n=N), window=size) as small:
         assert asyncio.run(run_print(options(tmp_path, big, context_window=16_000), task_text(N))) == 0
         capsys.readouterr()
         at_small = options(tmp_path, small, context_window=16_000, continue_last=True)
         assert asyncio.run(run_print(at_small, "/compact")) == 0
         out, err = capsys.readouterr()
         assert "compacted (manual" in out, (out, err)
-        assert (f"the server at {small.base_url} refused a summary request: its window is 8,000, not the 16,000 given; working within "
-                "8,000 from now on") in " ".join(err.split()), err
+        assert (f"the server at {small.base_url} refused a summary request: its window is {size:,}, not the 16,000 given; working within "
+                f"{size:,} from now on") in " ".join(err.split()), err
         assert len(small.rejected) == 1 and is_summary_request(small.rejected[0][0])
         kept = server_windows.remembered_as(tmp_path / "home", small.base_url, "fake-model")
-        assert kept is not None and (kept.window, kept.how) == (8_000, "refused")
+        assert kept is not None and (kept.window, kept.how) == (size, "refused")
 
         assert asyncio.run(run_print(at_small, "/status")) == 0  # the session keeps it too
-        assert "/ window 8,000 tokens" in capsys.readouterr().out
+        assert f"/ window {size:,} tokens" in capsys.readouterr().out
     assert len(small.rejected) == 1
 
 
