@@ -78,9 +78,9 @@ def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
     if source == "flag":
         return f"-m {name}"
     if source == "session":
-        return f"{name}, remembered by the session; -m sets another"
+        return f"{name}, remembered by the session{_SETS_ANOTHER}"
     if source == "default":
-        return f"{name}, the default model; -m sets another"
+        return f"{name}, the default model{_SETS_ANOTHER}"
     if source.startswith("env "):
         return f"{source.removeprefix('env ')}={name}"
     return f'model = "{name}" in {loaded.where("model")}'
@@ -96,10 +96,27 @@ def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
         e.add_note(_ENDPOINT_NOTE + "\0".join(where))
 
 
-def model_note(e: BaseException) -> str | None:
-    """How the model of the request `e` failed was chosen (`note_model`'s note), or None where no note says."""
-    return next((note.removeprefix(_MODEL_NOTE) for note in getattr(e, "__notes__", ())
+#: The REPLs running, innermost last: ui/command_registry.py's `running` is this list (the REPL adds
+#: itself there). Held here so a line can tell it is said in one without importing the terminal's code.
+RUNNING_REPLS: list[Any] = []
+
+
+def in_repl() -> bool:
+    """Whether a REPL is running: its lines name `/model NAME` where a command line's name `-m`."""
+    return bool(RUNNING_REPLS)
+
+
+#: What `model_chosen_by` says sets another model, in a command line's words: the REPL's are `/model`.
+_SETS_ANOTHER = "; -m sets another"
+
+
+def model_note(e: BaseException, repl: bool = False) -> str | None:
+    """How the model of the request `e` failed was chosen (`note_model`'s note), or None where no note
+    says; `repl`: said in the REPL, where another model is set with `/model NAME`, not a `-m` flag
+    the user did not use ('-m sets another' was said after a /model switch)."""
+    said = next((note.removeprefix(_MODEL_NOTE) for note in getattr(e, "__notes__", ())
                  if isinstance(note, str) and note.startswith(_MODEL_NOTE)), None)
+    return said.replace(_SETS_ANOTHER, "; /model NAME sets another") if said is not None and repl else said
 
 
 #: The note `note_model` adds of where the endpoint was given: the address, then the words.
@@ -133,6 +150,28 @@ def endpoint_given(e: BaseException) -> str:
             if tried.startswith(url.rstrip("/")):
                 return f" ({where})"
     return ""
+
+
+def address_named(e: BaseException) -> str:
+    """What gave the address the request `e` failed at, as the user gave it, for the advice to check
+    it: `base_url in PATH`, `COMPACT_AGENT_BASE_URL`, `the address the session remembers` (from
+    `note_model`'s note), `OPENAI_BASE_URL` or `ANTHROPIC_BASE_URL` where the provider's client read
+    it there, else `--base-url`. The 404's line said 'check that --base-url is the server's API
+    address' of an endpoint OPENAI_BASE_URL gave."""
+    import os
+
+    tried = endpoint(e).removeprefix(" at ")
+    for note in getattr(e, "__notes__", ()):
+        if isinstance(note, str) and note.startswith(_ENDPOINT_NOTE):
+            url, _, where = note.removeprefix(_ENDPOINT_NOTE).partition("\0")
+            if tried.startswith(url.rstrip("/")):
+                where = where.split(": ")[0]
+                return where.removeprefix("the address ").removesuffix(" gives") if where.endswith(" gives") else where
+    for variable in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        url = os.environ.get(variable, "").strip().rstrip("/")
+        if url and tried and tried.startswith(url):
+            return variable
+    return "--base-url"
 
 
 #: The note `note_served_models` adds to a 404: the model ids the server listed, apart by NUL.

@@ -30,7 +30,7 @@ from .error_causes import (
 )
 from .error_causes import connection_reason as connection_reason  # the agent's other lines ask here
 from .error_causes import first_line as first_line
-from .error_notes import endpoint_given, limit_chosen_by, model_note, served_words
+from .error_notes import address_named, endpoint_given, in_repl, limit_chosen_by, model_note, served_words
 
 
 def no_key_line(at: str) -> str:
@@ -169,8 +169,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         detail = _provider_message(e)
         if web_page(getattr(e, "body", None)) is not None and e.status_code in NO_API:
             return then(f"the model endpoint{endpoint(e)} answered HTTP {e.status_code} with a web page, not an "
-                        f"API's error ({detail})", "; check that --base-url is the server's API address (it often "
-                        "ends in /v1)")
+                        f"API's error ({detail})", f"; check that {address_named(e)} is the server's API address (it "
+                        "often ends in /v1)")
         if e.status_code == 429:
             wait = retry_after(e)
             if wait is not None and wait > 120:  # the SDK does not wait that long: it did not retry
@@ -312,11 +312,13 @@ def not_found(e: BaseException, at: str) -> str:
     'the provider answered HTTP 404: status_code: 404, model_name: m, body: '."""
     said = _provider_message(e, "")
     model = getattr(e, "model_name", None)
-    chosen = model_note(e)
-    name = f" ({chosen})" if chosen else f" (-m {model})" if isinstance(model, str) and model else ""
+    repl = in_repl()  # where another model is set with /model NAME, not with a -m the user did not use
+    chosen = model_note(e, repl)
+    flag = "/model" if repl else "-m"
+    name = f" ({chosen})" if chosen else f" ({flag} {model})" if isinstance(model, str) and model else ""
     return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
-                f"; check the model name{name} and that --base-url is the server's API address (it often ends in /v1)"
-                + served_words(e))
+                f"; check the model name{name} and that {address_named(e)} is the server's API address (it often "
+                "ends in /v1)" + served_words(e))
 
 
 def unusable_model(e: BaseException, *, url: str, key_from: str) -> str:

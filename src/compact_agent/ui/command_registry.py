@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 
+from ..error_notes import RUNNING_REPLS
+
 if TYPE_CHECKING:
     from ..agent.run.runner import AgentSession
     from ..agent.tools.checkpoint_entry import Checkpoint
@@ -88,8 +90,9 @@ class RunningRepl(Protocol):
     def saved_session(self) -> str | None: ...
 
 
-#: The REPLs running, innermost last (the REPL adds itself while its loop runs).
-running: list[RunningRepl] = []
+#: The REPLs running, innermost last (the REPL adds itself while its loop runs); error_notes keeps the
+#: list, so that the error lines name `/model` in one (`in_repl`) without importing this module.
+running: list[RunningRepl] = RUNNING_REPLS
 
 
 #: Names a user brings for a command of ours that is called otherwise: `compact-agent sessions`

@@ -1,4 +1,4 @@
-"""The models a server given with `--base-url` says it serves, asked when it answers 404 for the one
+"""The models a server given with `--base-url` (or at OPENAI_BASE_URL) says it serves, asked when it answers 404 for the one
 requested, so that the line saying so names them, and before `/model NAME` switches to a name it
 does not serve.
 
@@ -85,26 +85,34 @@ def unread_why(e: Exception, wait: float) -> str:
 
 async def check_served(session: Any, name: str) -> str:
     """Before `/model NAME` switches: raise UsageError (one line, nothing switched) when the server
-    given with --base-url lists its models and `name` is not one of them. Not for the model in use
+    the name goes to (given with --base-url, or at OPENAI_BASE_URL) lists its models and `name` is not one of them. Not for the model in use
     (a new window for it), nor when that one is not listed either and has been answered: a server
     that answers names it does not list (llama.cpp's takes any) is no guide to them. When the list
     cannot be read within `WAIT_S` (read when called: tests make it short), the line that says the
     name was not checked, for the switch to go on after; else "". """
     opts, in_use = session.opts, session.info.name
-    if not opts.base_url or name == in_use:
+    if name == in_use:
         return ""
     from pydantic_ai.messages import ModelResponse
 
-    from ...models import build_model
+    from ...models import build_model, provider_for
     from ...secrets import shown_url
+    from .server_keys import sent_to
 
+    # The server the name goes to, given with --base-url (or a config's base_url), or the one the
+    # OpenAI client reads from OPENAI_BASE_URL: a name that server does not serve was taken silently
+    # there, and the next message failed with a 404.
+    provider = provider_for(name, opts.base_url)
+    url = sent_to(opts.base_url, provider) if opts.base_url or provider == "openai" else None
+    if not url:
+        return ""
     try:
         ids = await listed(build_model(name, base_url=opts.base_url, api_key=opts.api_key), WAIT_S)
     except Unread as e:
-        return f"the model list of {shown_url(opts.base_url)} could not be read ({e.why}), so {name} was not checked against it"
+        return f"the model list of {shown_url(url)} could not be read ({e.why}), so {name} was not checked against it"
     answered = any(isinstance(m, ModelResponse) for m in session.messages)
     if ids and name not in ids and (in_use in ids or not answered):
-        raise UsageError(not_served(name, ids, shown_url(opts.base_url)))
+        raise UsageError(not_served(name, ids, shown_url(url)))
     return ""
 
 
