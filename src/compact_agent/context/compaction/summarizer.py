@@ -274,19 +274,18 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
 
     `tool_choice: none`, except to a provider of `SAME_TOOL_CHOICE`, which keeps the main request's
     where it lets the model answer in text (none set, or "auto"): the prompt says not to call a tool,
-    and a call is refused and asked again, its request reading the cache too. And except for an
-    agent with a structured output type, which answers through
-    its output tool and allows no text: pydantic-ai turned "none" into "call the output tool", so
-    every such request was two forced calls refused, then the separate request, uncached. Text is
-    allowed there, with the tools offered as they were and left to the model ("auto": restricting
-    them to the output tool is an `allowed_tools` choice many OpenAI-compatible servers refuse); a
-    call it still makes is refused and asked again. On Anthropic that changes the main request's
-    `any` to `auto` and misses the cache of the messages, which keeping `any` would not: the model
-    could answer with tool calls only, never a summary's text. An agent with `NativeOutput` or
-    `PromptedOutput` has the schema left out of these requests: the provider would hold the reply
-    to it (`PromptedOutput` also turns on a provider's JSON mode and adds an instruction to answer
-    in JSON of that schema, which pydantic-ai places among the instructions, before the messages:
-    the request shares the cached prefix only up to there, the price of a summary in text).
+    and a call is refused and asked again, its request reading the cache too. And except for an agent
+    with a structured output type, which answers through its output tool and allows no text:
+    pydantic-ai turned "none" into "call the output tool", so every such request was two forced calls
+    refused, then the separate request, uncached. Text is allowed there, with the tools offered as
+    they were and left to the model ("auto": restricting them to the output tool is an `allowed_tools`
+    choice many OpenAI-compatible servers refuse); a call it still makes is refused and asked again.
+    On Anthropic that changes the main request's `any` to `auto` and misses the cache of the
+    messages, which keeping `any` would not: the model could answer with tool calls only, never a
+    summary's text. An agent with `NativeOutput` or `PromptedOutput` has the schema left out of these
+    requests: the provider would hold the reply to it (`PromptedOutput` also turns on a provider's
+    JSON mode and an instruction, placed among the instructions, to answer in JSON of that schema: the
+    request shares the cached prefix only up to there, the price of a summary in text).
     """
     params = params or ModelRequestParameters()
     if params.output_tools and params.output_mode in ("auto", "tool"):
