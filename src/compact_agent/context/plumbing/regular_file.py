@@ -36,11 +36,12 @@ def open_regular(path: Path, *, follow_links: bool = True) -> BinaryIO:
     """The regular file `path`, opened once for reading: what is read comes from the descriptor
     checked, so nothing swapped in after a caller's own check (a FIFO, a device, a link) is read.
 
-    Opened without blocking (a FIFO's open waits for no writer); FileNotFoundError when it is
-    missing; NotRegular when the opened file is not a regular file, or, with `follow_links` False,
-    when the path itself is a link (not followed, O_NOFOLLOW: a caller that checked where the path
-    leads is not led elsewhere)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    Opened without blocking (a FIFO's open waits for no writer) and never as a controlling terminal
+    (O_NOCTTY: a terminal swapped in, opened by a session leader, would become its own);
+    FileNotFoundError when it is missing; NotRegular when the opened file is not a regular file, or,
+    with `follow_links` False, when the path itself is a link (not followed, O_NOFOLLOW: a caller
+    that checked where the path leads is not led elsewhere)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     if not follow_links:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
