@@ -42,7 +42,7 @@ from .agent.run.runner import AgentSession
 from .config import Settings
 from .context.compaction.notes import NOTES_MARK
 from .context.plumbing import tokens
-from .context.plumbing.events import Event
+from .context.plumbing.events import LAYER_NAMES, Event
 from .models import PRICING
 from .price_setting import ModelPrices
 from .ui import render
@@ -178,7 +178,7 @@ async def run_demo(repo: Path, home: Path, console: Console) -> Path:
             console.print(f"  [bold magenta]{render.compact_line(ev)}[/]")
         elif ev.layer == "memory" and ev.action == "update":
             console.print("  [green]session notes updated in the background[/]")
-        elif ev.tokens_freed and ev.layer in ("budget", "snip", "microcompact", "collapse"):
+        elif ev.tokens_freed and ev.layer in LAYER_NAMES:
             console.print(f"  [cyan]{render.layer_line(ev)}[/]")
 
     priced = PRICING["deepseek"]  # the analyzer's default prices, the ones it replays the demo at

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..context.plumbing.events import LAYER_NAMES
 from ..models import PRICING
 from ._words import plural
 from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
@@ -46,7 +47,7 @@ from .simulate import Summarize, TranscriptRun
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
-LAYER_LABELS = {"budget": "L1", "snip": "L2", "microcompact": "L3", "collapse": "L4", "masking": "mask",
+LAYER_LABELS = {**{name: f"L{i}" for i, name in enumerate(LAYER_NAMES, 1)}, "masking": "mask",
                 "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
 
 

@@ -203,10 +203,12 @@ def savings_table(savings: dict[str, int]) -> Table:
     context as it stands), in words (not the layers' names), in a table that fits 80 columns: what
     the conversation holds and the requests do not, beside the context /context pictures. Headed
     'tokens freed this run', 93,642 in a 16K window read as a saving of that context."""
+    from ..context.plumbing.events import LAYER_NAMES  # late: the REPL draws before pydantic-ai loads
+
     t = Table(show_header=True)
     t.add_column("what the layers keep out of the context now")
     t.add_column("tokens", justify="right", no_wrap=True)
-    for layer in ("budget", "snip", "microcompact", "collapse"):
+    for layer in LAYER_NAMES:
         t.add_row(LAYER_WORDS[layer], f"{max(0, savings.get(layer, 0)):,}")
     return t
 

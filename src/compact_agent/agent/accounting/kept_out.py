@@ -20,7 +20,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from ...context.layers.microcompact import CLEARED
 from ...context.plumbing import tokens
+from ...context.plumbing.events import LAYER_NAMES
 from ...context.plumbing.markers import KEY
+
+BUDGET, SNIP, MICROCOMPACT, COLLAPSE = LAYER_NAMES
 
 
 def kept_out(history: Sequence[ModelMessage], view: Sequence[ModelMessage], savings: Mapping[str, int],
@@ -30,10 +33,10 @@ def kept_out(history: Sequence[ModelMessage], view: Sequence[ModelMessage], savi
     goes to the layer that did, and the clearing of one folded since to the collapse."""
     out = dict(savings)
     by_name = {getattr(layer, "name", ""): layer for layer in layers}
-    spilled: Mapping[str, str] = getattr(by_name.get("budget"), "replacements", {})
-    args_cut: Mapping[str, Any] = getattr(by_name.get("budget"), "args_cut", {})
-    cleared: Mapping[str, str] = getattr(by_name.get("microcompact"), "cleared", {})
-    folded = {i for c in getattr(by_name.get("collapse"), "commits", ()) for i in c.ids}
+    spilled: Mapping[str, str] = getattr(by_name.get(BUDGET), "replacements", {})
+    args_cut: Mapping[str, Any] = getattr(by_name.get(BUDGET), "args_cut", {})
+    cleared: Mapping[str, str] = getattr(by_name.get(MICROCOMPACT), "cleared", {})
+    folded = {i for c in getattr(by_name.get(COLLAPSE), "commits", ()) for i in c.ids}
     shown = {p.tool_call_id: p for m in view if isinstance(m, ModelRequest) for p in m.parts
              if isinstance(p, ToolReturnPart)}
     calls = {p.tool_call_id for m in view if isinstance(m, ModelResponse) for p in m.parts
@@ -48,18 +51,18 @@ def kept_out(history: Sequence[ModelMessage], view: Sequence[ModelMessage], savi
         for p in m.parts:
             if isinstance(p, ToolCallPart) and p.tool_call_id in args_cut and p.tool_call_id not in calls:
                 cut = replace(p, args=args_cut[p.tool_call_id])
-                move("budget", "collapse" if p.tool_call_id in folded else "snip",
+                move(BUDGET, COLLAPSE if p.tool_call_id in folded else SNIP,
                      tokens.part_tokens(p) - tokens.part_tokens(cut))
             if not isinstance(p, ToolReturnPart):
                 continue
             call_id, now = p.tool_call_id, shown.get(p.tool_call_id)
-            later = ("collapse" if call_id in folded else "snip") if now is None else _marked_last(now)
+            later = (COLLAPSE if call_id in folded else SNIP) if now is None else _marked_last(now)
             preview = replace(p, content=spilled[call_id]) if call_id in spilled else p  # type: ignore[arg-type]  # a preview is text
             if call_id in spilled and later is not None:
-                move("budget", later, tokens.part_tokens(p) - tokens.part_tokens(preview))
+                move(BUDGET, later, tokens.part_tokens(p) - tokens.part_tokens(preview))
             # Microcompact runs before the collapse and after snip: only a fold takes over its clearing.
-            if call_id in cleared and now is None and later == "collapse":
-                move("microcompact", "collapse",
+            if call_id in cleared and now is None and later == COLLAPSE:
+                move(MICROCOMPACT, COLLAPSE,
                      tokens.part_tokens(preview) - tokens.part_tokens(replace(p, content=CLEARED)))  # type: ignore[arg-type]
     return out
 
@@ -69,4 +72,4 @@ def _marked_last(part: ToolReturnPart) -> str | None:
     meta = part.metadata.get(KEY) if isinstance(part.metadata, dict) else None
     if not isinstance(meta, dict):
         return None
-    return "microcompact" if "microcompact" in meta else "snip" if "snip" in meta else None
+    return MICROCOMPACT if MICROCOMPACT in meta else SNIP if SNIP in meta else None

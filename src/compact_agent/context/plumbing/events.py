@@ -146,6 +146,9 @@ class NotesEvent(Event):
     kind: ClassVar[str] = "memory"
 
 
+#: The view layers' names, L1 to L4: each layer's `name`, and the `layer` of its events. What goes by
+#: them outside the layers (the terminal's lines and /status, the demo, the analyzer's labels) takes them here.
+LAYER_NAMES: tuple[str, ...] = tuple(c.kind for c in (BudgetEvent, SnipEvent, MicrocompactEvent, CollapseEvent))
 EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (BudgetEvent, SnipEvent, MicrocompactEvent,
                                                            CollapseEvent, CompactionEvent, NotesEvent)}
 
