@@ -155,6 +155,21 @@ def test_no_layer_imports_another_layer_or_the_compaction() -> None:
     assert crossings == []
 
 
+#: A section header: `# ---- name` or `# -- name ----`, a rule of dashes with the section's name.
+HEADER = re.compile(r"^# -{2,}.*\w.*|^# .*\w.* -{4,}$")
+
+
+def test_no_section_header_heads_nothing() -> None:
+    """agent/tools/shell.py ended with '# ---- grep / glob' and search.py with '# ---- toolset,
+    mentions', left behind when those sections moved to modules of their own."""
+    empty = []
+    for f in sorted(ROOT.rglob("*.py")):
+        lines = [line for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+        empty += [f"{f.relative_to(ROOT)}: {line.strip('# -')!r}" for i, line in enumerate(lines)
+                  if HEADER.match(line) and (i + 1 == len(lines) or HEADER.match(lines[i + 1]))]
+    assert empty == []
+
+
 def tree(page: Path) -> str:
     """The first fenced block after the page's `## Layout` or `## The modules` heading: the tree."""
     text = page.read_text(encoding="utf-8")

@@ -252,7 +252,8 @@ def test_the_library_reads_no_environment(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("COMPACT_AGENT_AUTOCOMPACT_BUFFER", "1")
     monkeypatch.setenv("COMPACT_AGENT_MICROCOMPACT_KEEP_RECENT", "99")
     cm = ContextManager(window=200_000)
-    assert cm.limits.buffer == 13_000 and cm.settings.microcompact_keep_recent == 5
+    assert cm.limits.buffer == 13_000
+    assert cm.settings.microcompact_keep_recent == CompactionSettings().microcompact_keep_recent != 99
 
 
 @pytest.mark.parametrize("window", [0, -1])

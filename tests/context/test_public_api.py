@@ -41,8 +41,9 @@ def test_settings_cannot_be_changed_after_they_were_checked_and_replace_checks_a
     with pytest.raises(TypeError, match=r"^CompactionSettings\.microcompact_keep_recent must be a whole number"):
         dataclasses.replace(s, microcompact_keep_recent="5")
     other = dataclasses.replace(s, microcompact_keep_recent=2)
-    assert other.microcompact_keep_recent == 2 and s.microcompact_keep_recent == 5
-    assert dataclasses.replace(other, microcompact_keep_recent=5) == s
+    default = CompactionSettings().microcompact_keep_recent
+    assert other.microcompact_keep_recent == 2 and s.microcompact_keep_recent == default
+    assert dataclasses.replace(other, microcompact_keep_recent=default) == s
 
 
 # -- 2. thresholds that contradict each other ---------------------------------------------------------

@@ -103,7 +103,9 @@ def _not_found(env: ToolEnv, p: Path) -> str:
     return msg
 
 
-def _list_dir(env: ToolEnv, p: Path, cap: int = 100) -> str:
+def _directory_refusal(env: ToolEnv, p: Path, cap: int = 100) -> str:
+    """read_file's refusal of a directory, one failure: what is in it (its first `cap` names, the
+    directories first), so the model picks a file to read."""
     entries = sorted(names_in(p), key=lambda e: (not e.is_dir, e.name))  # a link swapped in: Swapped, refused
     names = [e.name + ("/" if e.is_dir else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""

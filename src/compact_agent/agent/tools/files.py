@@ -27,7 +27,7 @@ from .base import (
     NotRun,
     ToolEnv,
     ToolFailure,
-    _list_dir,
+    _directory_refusal,
     _not_found,
     _numbered,
     _shown,
@@ -242,7 +242,7 @@ def read_file_text(
         return NotRun(refusal)
     shown = _shown(env, p)
     if p.is_dir():
-        return _list_dir(env, p)
+        return _directory_refusal(env, p)
     if not p.exists():
         return _not_found(env, p)
     if not p.is_file():

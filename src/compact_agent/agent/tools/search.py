@@ -368,6 +368,3 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     if len(found) > MAX_GLOB_RESULTS:
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
     return "\n".join([*shown, note] if note else shown)
-
-
-# -------------------------------------------------------------------------------- toolset, mentions

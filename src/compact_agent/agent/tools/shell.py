@@ -229,6 +229,3 @@ def exit_line(code: int, timed_out_after: float | None = None) -> str:
     else:
         why = f"killed by {name}"
     return f"exit code: {128 - code} ({why})"
-
-
-# ----------------------------------------------------------------------------------- grep / glob
