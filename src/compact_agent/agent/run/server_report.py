@@ -168,7 +168,7 @@ def ask(base_url: str, model: str, api_key: str | None, wait: float | None = Non
                 if (report := way(asker, model)) is not None:
                     return report
     except _Stop:
-        pass
+        return None
     except Exception:  # whatever else an answer makes of the asking: the session starts as it did
         return None
     return None
