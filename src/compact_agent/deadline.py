@@ -187,10 +187,50 @@ PROXY_NOTE = "compact-agent proxy: "
 
 def _environment_proxies() -> dict[str, str | None]:
     """The proxies the environment names, by the URL patterns they serve, as httpx reads them for a
-    client without a transport of its own (the SDKs' default)."""
-    from httpx2._utils import get_environment_proxies  # as httpx reads them: its rules, NO_PROXY's too
-
+    client without a transport of its own (the SDKs' default). httpx gives its reading only from a
+    private module: an httpx that no longer has it there gets ours (`_read_proxies`), its rules alike."""
+    try:
+        from httpx2._utils import get_environment_proxies  # as httpx reads them: its rules, NO_PROXY's too
+    except ImportError:
+        return _read_proxies()
     return get_environment_proxies()
+
+
+def _read_proxies() -> dict[str, str | None]:
+    """What httpx's reading of the variables gives, read here: a proxy for each of http://, https://
+    and all:// (`host:port` taken as http://), and each host NO_PROXY names sent straight (a name
+    and its subdomains, `.name` and `*.name` only the subdomains, an address or a network, `*` all)."""
+    import ipaddress
+    from urllib.request import getproxies
+
+    found = getproxies()
+    mounts: dict[str, str | None] = {}
+    for scheme in ("http", "https", "all"):
+        if value := found.get(scheme):
+            mounts[f"{scheme}://"] = value if "://" in value else f"http://{value}"
+    for host in (h.strip() for h in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        try:
+            network = ipaddress.ip_network(host, strict=False)
+        except ValueError:
+            network = None
+        if "://" in host:
+            pattern = host
+        elif network and network.version == 6 and not host.startswith("["):  # bracketed, as a URL holds it
+            address, _, bits = host.partition("/")
+            pattern = f"all://[{address}]/{bits}" if bits else f"all://[{address}]"
+        elif network or host.startswith(("[", "*.")) or host.lower() == "localhost":
+            pattern = f"all://{host}"
+        else:  # a name and its subdomains (`.name`: the subdomains only); with a path, none
+            pattern = f"all://*{host}" if host and "/" not in host else ""
+        try:
+            httpx.URL(pattern)
+        except httpx.InvalidURL:
+            continue  # an entry that cannot be read is left out, as httpx, curl and Go leave it
+        if pattern:
+            mounts[pattern] = None
+    return mounts
 
 
 def proxy_of(url: str, pattern: str) -> tuple[str, str]:

@@ -1,0 +1,51 @@
+"""How the agent's client reads the proxies the environment names (deadline.py), in-process: its
+requests to a name only the proxy resolves (`model.test`) reach the fake server as a proxy does,
+in a proxy's form (the whole address)."""
+
+from __future__ import annotations
+
+import httpx2 as httpx
+import pytest
+
+from compact_agent import deadline
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+NO_PROXY_CASES = ["127.0.0.1", "10.0.0.0/8", "localhost", ".local", "*.corp.example", "example.com", "::1",
+                  "fe80::/10", "[::1]", "http://x.example", "a b", "a/b", "127.0.0.1:8000", "*",
+                  "example.com, .foo.org ,10.0.0.0/8", ""]
+
+
+def through_proxy(server: FakeOpenAIServer) -> str:
+    return "http://" + server.base_url.removeprefix("http://").partition("/")[0]
+
+
+@pytest.fixture
+def no_private_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An httpx whose private module no longer gives its reading of the variables."""
+    import httpx2._utils
+
+    monkeypatch.delattr(httpx2._utils, "get_environment_proxies")
+
+
+async def test_without_httpxs_own_reading_proxies_still_carry_requests(no_private_reading, monkeypatch) -> None:
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", through_proxy(proxy))
+        monkeypatch.setenv("NO_PROXY", "straight.test")
+        async with deadline.deadline_client(5, httpx.AsyncClient) as client:
+            await client.get("http://model.test/v1/models")
+            with pytest.raises(httpx.ConnectError) as straight:  # a name no resolver knows: tried, not proxied
+                await client.get("http://straight.test/v1/models")
+        asked = [path for _, path, _ in proxy.asked]
+    assert asked == ["http://model.test/v1/models"], asked
+    assert deadline.proxy_noted(straight.value) == ("", "")
+
+
+@pytest.mark.parametrize("no_proxy", NO_PROXY_CASES)
+def test_our_reading_is_httpxs(monkeypatch: pytest.MonkeyPatch, no_proxy: str) -> None:
+    from httpx2._utils import get_environment_proxies
+
+    monkeypatch.setenv("HTTP_PROXY", "proxy.example:3128")
+    monkeypatch.setenv("HTTPS_PROXY", "http://me:s3cret@proxy.example:8080")
+    monkeypatch.setenv("ALL_PROXY", "socks5://proxy.example:1080")
+    monkeypatch.setenv("NO_PROXY", no_proxy)
+    assert deadline._read_proxies() == get_environment_proxies()
