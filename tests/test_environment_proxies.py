@@ -49,3 +49,23 @@ def test_our_reading_is_httpxs(monkeypatch: pytest.MonkeyPatch, no_proxy: str) -
     monkeypatch.setenv("ALL_PROXY", "socks5://proxy.example:1080")
     monkeypatch.setenv("NO_PROXY", no_proxy)
     assert deadline._read_proxies() == get_environment_proxies()
+
+
+async def test_a_proxy_whose_address_cannot_be_read_fails_only_its_requests(monkeypatch) -> None:
+    """httpx cannot read `http://proxy.example:notaport` (its InvalidURL is no ValueError): the client
+    is built all the same, and only the requests that proxy would carry fail, naming it."""
+    from compact_agent.error_causes import connection_reason, proxy_unreached
+
+    monkeypatch.setenv("HTTP_PROXY", "http://me:s3cret@proxy.example:notaport")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as server:
+        async with deadline.deadline_client(5, httpx.AsyncClient) as client:
+            await client.get(server.base_url + "/models")
+            with pytest.raises(deadline.ProxyUnusable) as failed:
+                await client.get("http://model.test/v1/models")
+        asked = [path for _, path, _ in server.asked]
+    assert asked == ["/v1/models"], asked  # the host NO_PROXY names: answered, straight
+    line = proxy_unreached(failed.value, connection_reason(failed.value)[0])
+    assert line == ("cannot send requests through the proxy http://***@proxy.example:notaport (HTTP_PROXY) to the "
+                    "model endpoint at http://model.test/v1/models (its address cannot be read: Invalid port: "
+                    "'notaport'); correct HTTP_PROXY, or unset it"), line

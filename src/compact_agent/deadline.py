@@ -27,7 +27,6 @@ import asyncio
 import os
 import re
 from collections.abc import AsyncIterator, Callable
-from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP client the provider SDKs are built on
 
@@ -157,9 +156,14 @@ def deadline_client(timeout_s: float, client_class: Callable[..., httpx.AsyncCli
             continue
         try:
             mounts[pattern] = through(proxy, proxy_of(proxy, pattern))
-        except (ImportError, ValueError) as e:  # a SOCKS proxy without socksio, a scheme httpx takes for none
-            why = ("a SOCKS proxy needs the socksio package: install it beside compact-agent" if isinstance(e, ImportError)
-                   else "a proxy's address starts with http://, https://, socks5:// or socks5h://")
+        except (ImportError, ValueError, httpx.InvalidURL) as e:  # no socksio, a scheme for none, an unreadable address
+            if isinstance(e, ImportError):
+                why = "a SOCKS proxy needs the socksio package: install it beside compact-agent"
+            elif isinstance(e, httpx.InvalidURL):  # its words quote a part of the address, never the password
+                user = proxy.partition("://")[2].partition("/")[0].rpartition("@")[0]
+                why = f"its address cannot be read: {str(e).replace(user, '***') if user else e}"
+            else:
+                why = "a proxy's address starts with http://, https://, socks5:// or socks5h://"
             mounts[pattern] = _Unusable(why, proxy_of(proxy, pattern))  # each request fails, and its line says why
     return client_class(transport=through(), mounts=mounts, timeout=timeout_s)
 
@@ -237,8 +241,10 @@ def proxy_of(url: str, pattern: str) -> tuple[str, str]:
     """The proxy `url` serving the requests `pattern` matches (`https://`, `all://`), as the user
     reads it: its address without the user and password it may hold (`http://***@proxy:3128`), and
     the variable that named it (`HTTPS_PROXY`; "" where none did)."""
-    parts = urlsplit(url)
-    shown = url if "@" not in parts.netloc else parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+    scheme, sep, rest = url.partition("://")  # read as text: an address httpx cannot read is said all the same
+    start = f"{scheme}{sep}" if sep else ""
+    netloc, slash, path = (rest if sep else url).partition("/")
+    shown = url if "@" not in netloc else f"{start}***@{netloc.rpartition('@')[2]}{slash}{path}"
     scheme = pattern.partition("://")[0]
     variable = next((v for v in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY") if os.environ.get(v)), "")
     return shown, variable

@@ -69,3 +69,18 @@ def test_a_proxy_of_a_scheme_no_client_sends_through_is_said(cli) -> None:
         "compact-agent: cannot send requests through the proxy ftp://***@proxy.example:21 (HTTP_PROXY) to the model "
         f"endpoint at http://127.0.0.1:{port}/v1/chat/completions (a proxy's address starts with http://, https://, "
         "socks5:// or socks5h://); correct HTTP_PROXY, or unset it"), line
+
+
+@pytest.mark.parametrize("address", ["http://me:s3cret@proxy.example:notaport", "http://me:s3cret@proxy.example:8080/\x01"])
+def test_a_proxy_whose_address_cannot_be_read_is_said(cli, address: str) -> None:
+    """httpx cannot read it (its InvalidURL is no ValueError): one line naming the variable and the
+    address, its password left out, where it was 'compact-agent: Invalid port: 'notaport''."""
+    res = cli("-p", "hi", "--model", "fake-model", "--base-url", "http://model.test/v1", "--api-key", "k",
+              env={"HTTP_PROXY": address})
+    assert res.code == 1 and res.stdout == "" and "s3cret" not in res.stderr, res.stderr
+    [line] = res.stderr.splitlines()
+    shown = address.replace("me:s3cret", "***").replace("\x01", "\\x01")  # a control character shown escaped
+    assert line.startswith(
+        f"compact-agent: cannot send requests through the proxy {shown} (HTTP_PROXY) to the model endpoint at "
+        "http://model.test/v1/chat/completions (its address cannot be read: "), line
+    assert "); correct HTTP_PROXY, or unset it" in line, line
