@@ -33,7 +33,8 @@ def manager(reason: str) -> ContextManager:
 
 def test_the_ceiling_is_the_hard_limit_where_the_window_forced_the_compaction() -> None:
     assert record_ceiling(manager("window"), "auto") == HARD_LIMIT
-    assert record_ceiling(manager(""), "reactive") == HARD_LIMIT  # the provider refused the request
+    # the provider refused the request: what it takes, 8,000 less the 160 of margin (no max_tokens asked)
+    assert record_ceiling(manager(""), "reactive") == 7_840
     assert record_ceiling(manager("threshold"), "auto") is None  # not forced: what a record frees is taken
     assert record_ceiling(manager("window"), "manual") is None  # a /compact asked for
 
@@ -49,11 +50,12 @@ def history(system_words: int) -> list[ModelMessage]:
     return out
 
 
-async def record(cm: ContextManager, messages: list[ModelMessage], archived: list[int]) -> CompactionResult:
+async def record(cm: ContextManager, messages: list[ModelMessage], archived: list[int],
+                 trigger: str = "auto") -> CompactionResult:
     def archive() -> None:
         archived.append(1)
     return await cm._record_instead(messages, SummaryNotSent("the summary request would not fit"), archive,
-                                    "auto", cm.measure(messages), 0, lambda result: None)
+                                    trigger, cm.measure(messages), 0, lambda result: None)
 
 
 async def test_a_record_left_over_the_hard_limit_is_not_made() -> None:
@@ -78,3 +80,21 @@ async def test_one_not_forced_by_the_window_is_made_whatever_it_frees() -> None:
     cm, messages, archived = manager("threshold"), history(4_300), []
     done = await record(cm, messages, archived)
     assert done.strategy == "record" and archived == [1]
+
+
+async def test_one_answering_a_refusal_is_made_where_the_provider_takes_the_request() -> None:
+    # The record of test_a_record_left_over_the_hard_limit_is_not_made, over the hard limit and under
+    # the 7,840 the provider takes: refused, the run would end on the provider's refusal; made, the
+    # request is sent, and the next one's compaction and last resort bring it to the hard limit.
+    cm, messages, archived = manager(""), history(4_300), []
+    done = await record(cm, messages, archived, "reactive")
+    assert done.strategy == "record" and archived == [1]
+    assert HARD_LIMIT < cm.sent_size(done.messages, done.kept) + 6_450 <= 7_840
+
+
+async def test_one_answering_a_refusal_past_what_the_provider_takes_is_not_made() -> None:
+    # 5,000 * 6 / 4 = 7,500 tokens of system prompt: with the least record beside it, over 7,840.
+    cm, messages, archived = manager(""), history(5_000), []
+    with pytest.raises(RecordTooWeak, match=r"over the 7,840 "):
+        await record(cm, messages, archived, "reactive")
+    assert archived == []

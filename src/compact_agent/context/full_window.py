@@ -9,13 +9,14 @@ refusal ("too long … could not be shrunk"), naming neither figure. `no_record_
 in one line (`refusal.fixed_refusal`), before anything is tried.
 
 Where the summary request cannot fit, a record of the steps stands in for it (compacting.py
-`_record_instead`). Where the window forced that compaction (over the hard limit, or refused by the
-provider), the record must bring the request, as it will be sent, to the hard limit at most
-(`record_ceiling`), the largest request that leaves the model room for its reply: a 4K window's
-record freed 8% and left the request over it, with no room for the next step's reply, and the next
-request compacted again, archiving the whole transcript each time. A record over it is made again
-keeping less (the thrash guard's steps) and, still over, not made (`RecordTooWeak`): the failed
-compaction leaves the request to the last resort (decisions/fit.py).
+`_record_instead`). Where the window forced that compaction, the record must bring the request, as
+it will be sent, to the hard limit at most, the largest request that leaves the model room for its
+reply, or, answering the provider's refusal, to what the provider takes (`record_ceiling`): a 4K
+window's record freed 8% and left the request over it, with no room for the next step's reply, and
+the next request compacted again, archiving the whole transcript each time. A record over it is
+made again keeping less (the thrash guard's steps) and, still over, not made (`RecordTooWeak`): the
+failed compaction leaves the request to the last resort (decisions/fit.py), or, answering a
+refusal, the run to end on it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .compaction.result import CompactionResult, RecordTooWeak
 from .plumbing import tokens
 from .plumbing.events import Event
 from .plumbing.refusal import NoRoomForConversation, fixed_refusal
+from .plumbing.settings import estimate_margin
 from .state import ManagerState
 
 
@@ -57,10 +59,17 @@ def no_record_fits(cm: ManagerState, messages: Sequence[ModelMessage], refused: 
 
 
 def record_ceiling(cm: ManagerState, trigger: str) -> int | None:
-    """The largest request a record may leave where the window forced the compaction (`trigger`
-    "reactive", or an automatic one over the hard limit): the hard limit. None for any other
-    compaction (a /compact, or one at the threshold, takes what a record frees)."""
-    if trigger != "reactive" and (trigger != "auto" or cm._reason != "window"):
+    """The largest request a record may leave where the window forced the compaction. For an
+    automatic one over the hard limit, the hard limit: a record refused leaves the request to the
+    last resort (decisions/fit.py), which brings it there. For one answering the provider's refusal
+    (`trigger` "reactive"), what the provider takes: the window less the `max_tokens` asked and the
+    estimate's margin. No last resort follows a refused reactive record (the run ends on the
+    refusal), and a request under the window is sent, the next one's automatic compaction and last
+    resort bringing it to the hard limit. None for any other compaction (a /compact, or one at the
+    threshold, takes what a record frees)."""
+    if trigger == "reactive":
+        return cm.limits.window - max(estimate_margin(cm.limits.window), cm.answer_asked)
+    if trigger != "auto" or cm._reason != "window":
         return None
     return cm.schedule.hard_limit(cm)
 
