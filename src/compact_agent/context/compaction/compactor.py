@@ -9,7 +9,9 @@ that does not happen:
      steps without a model (`summary.record_of`), and keep the previous compaction message as it
      is, appending an update (incremental);
   2. build the new history: summary message (with the user's own words) + restored files +
-     attachments + the kept tail, with no call/result pair split and no adjacent same-role messages;
+     attachments + the results in use (those from before the user's newest message, where it is
+     summarised, then that message: `cuts.kept_before`) + the kept tail, with no call/result pair
+     split and no adjacent same-role messages;
   3. reject the result if it is not smaller than its input (where the summary itself is too long
      for the room, a record of the steps may stand in: `record_fallback`); one of the cheap forms
      over the caller's ceiling is made again without them; the caller's own check (`vet`) may
@@ -37,14 +39,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
 from ..plumbing.markers import is_compaction_message
-from . import cut_replies, ledger, restore, summary, summary_prompt
-from .cuts import join, partial_split, summarize_fitting
+from . import cut_replies, ledger, restore, summary, summary_prompt, user_messages
+from .cuts import join, kept_before, newest_typed, partial_split, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
 from .result import CompactionError, CompactionResult, NoSummary, NotSmaller, Summarize, no_summary
@@ -305,6 +307,7 @@ class Compactor(Keeper):
             # in it as it is (listing it again would show it twice).
             every = summary.users_since(keep_head[0], self.user_texts(summarized))
         level = self.escalation  # the kept images and results, and what is restored, follow it
+        newest = newest_typed(summarized, tail, self.user_texts)  # the user's newest message, summarised
         reread: list[tuple[tuple[list[Path], int], list[ModelMessage]]] = []  # read once for both builds
 
         def build(archive_path: Path | None) -> tuple[list[ModelMessage], dict[str, Any], int, frozenset[str]]:
@@ -315,12 +318,15 @@ class Compactor(Keeper):
                 summarized, tail, self.typed, self.base_tail(overhead),
                 self.scaled(tokens.IMAGE_TOKENS))  # an eighth of the room, as the results in use
 
-            def message(listed: Sequence[str]) -> ModelRequest:  # `listed`: the files read, not restored
+            def message(listed: Sequence[str], apart: bool = False) -> ModelRequest:
+                """`listed`: the files read, not restored; `apart`: the newest typed message in one of its own."""
+                named = user_messages.without(users, 0) if apart else users
                 if incremental:
                     return with_images(summary.update_message(
-                        text, archive_path, users, since, listed, all_users=every, all_files=files, strategy=strategy,
+                        text, archive_path, named, since, listed, all_users=user_messages.without(every, -1)
+                        if apart else every, all_files=files, strategy=strategy,
                         archive_above=summary.archive_named(keep_head[0])), images)
-                return with_images(summary.summary_message(text, archive_path, users, strategy, files, listed), images)
+                return with_images(summary.summary_message(text, archive_path, named, strategy, files, listed), images)
             head_msg = message(reads)
             limits = self._restore_limits(self.scaled(self.estimated([*keep_head, head_msg, *tail]) + overhead))
             paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
@@ -339,6 +345,10 @@ class Compactor(Keeper):
                                                                   *tail]) + overhead), before)
             whole = restore.whole(files_back, self.restorer.resolve)  # as the restorer read them
             results = self.kept_results(summarized, overhead, room, tail, whole)
+            earlier, later = kept_before(results, summarized, newest)
+            if earlier:  # kept from before the user's newest message: they go before it, as they came
+                head_msg = message(shown, apart=True)
+                results = [*earlier, ModelRequest(parts=[UserPromptPart(users[0])]), *later]
             others = [*attached, *results]
             kept = frozenset(p.tool_call_id for m in results for p in m.parts if isinstance(p, ToolReturnPart))
             self.escalation = 0

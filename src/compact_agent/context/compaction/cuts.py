@@ -273,6 +273,40 @@ def join(*groups: Sequence[ModelMessage]) -> list[ModelMessage]:
     return out
 
 
+def newest_typed(summarized: Sequence[ModelMessage], tail: Sequence[ModelMessage],
+                 typed: Callable[[Sequence[ModelMessage]], Sequence[str]]) -> int | None:
+    """The index in `summarized` of the request holding the user's newest message (`typed`: what the
+    user typed in some messages), when `tail` holds none: the compaction message then carries it, so
+    what the compaction keeps after that message from before it reads as done after it (`kept_before`).
+    None when the tail holds one, or the newest is one a compaction message carries already."""
+    if typed(tail):
+        return None
+    for i in range(len(summarized) - 1, -1, -1):
+        if markers.is_compaction_message(summarized[i]):
+            return None
+        if typed(summarized[i:i + 1]):
+            return i
+    return None
+
+
+def kept_before(kept: Sequence[ModelMessage], summarized: Sequence[ModelMessage],
+                at: int | None) -> tuple[list[ModelMessage], list[ModelMessage]]:
+    """`kept` (calls with their results, in order) split into the pairs whose result came before
+    `summarized[at]` (the user's newest message, `newest_typed`) and the rest. A compaction puts the
+    first before that message, as they came: after the compaction message that carries it, an edit
+    from two turns before stood as the model's first step on the newest message."""
+    if at is None:
+        return [], list(kept)
+    where = {p.tool_call_id: i for i, m in enumerate(summarized) if isinstance(m, ModelRequest)
+             for p in m.parts if isinstance(p, ToolReturnPart)}
+    split = len(kept)
+    for i in range(0, len(kept) - 1, 2):  # [call, result] pairs
+        if any(isinstance(p, ToolReturnPart) and where.get(p.tool_call_id, at) >= at for p in kept[i + 1].parts):
+            split = i
+            break
+    return list(kept[:split]), list(kept[split:])
+
+
 def answer_apart(recent: Sequence[ModelMessage]) -> tuple[list[ModelMessage], list[ModelMessage]]:
     """What `--from N` summarises of `recent` (the messages from N on), and what it keeps after the
     summary: the answer that ends them, where they end at one (a response that calls no tool), so the

@@ -37,7 +37,7 @@ from . import ledger, summary, user_messages
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in, reads_one_of
 from .result import NotSmaller, SentSize
-from .runs import chosen, run_key, runs_in
+from .runs import chosen, run_key, runs_in, superseded_failures
 
 KEEP_RESULTS = 5
 """Tool results a compaction keeps verbatim (within the tail budget): the newest few, as observation
@@ -266,13 +266,13 @@ class Keeper:
         is kept once, as its newest run that tells what it returns answered (runs.py `chosen`):
         kept, the `FAILED` of a test run the model had cited stood right after the summary, and the
         run after the fix (`5 passed`) was gone. None is kept when such a run is among `after` (the
-        messages kept verbatim after these), nor a read of a file `restored` whole (read again from
-        disk now): either holds what it said, or newer, anyway."""
+        messages kept verbatim after these), a read of a file `restored` whole (read again from disk now),
+        or a failed call on a file a later call on it superseded (runs.py `superseded_failures`)."""
         if self.hot is None:
             return []
         calls = {p.tool_call_id: p for m in summarized if isinstance(m, ModelResponse)
                  for p in m.parts if isinstance(p, ToolCallPart)}
-        rerun = runs_in(after)
+        rerun, stale = runs_in(after), superseded_failures([*summarized, *after], self.restorer.resolve)
         returned = [p for m in summarized if isinstance(m, ModelRequest)
                     for p in m.parts[::-1] if isinstance(p, ToolReturnPart) and p.tool_call_id in calls]  # as kept before
         runs: dict[tuple[str, str], list[ToolReturnPart]] = {}
@@ -289,7 +289,8 @@ class Keeper:
                 continue
             seen.add(key)
             result = chosen(runs[key], self.hot, rerun.get(key, ()))
-            if result is None or reads_one_of(call := calls[result.tool_call_id], restored, self.restorer.resolve):
+            if result is None or result.tool_call_id in stale or reads_one_of(
+                    call := calls[result.tool_call_id], restored, self.restorer.resolve):
                 continue
             size = tokens.message_tokens(ModelRequest(parts=[result])) + tokens.message_tokens(ModelResponse(parts=[call]))
             if size > self.limits.restore_tokens_per_file or used + size > budget:

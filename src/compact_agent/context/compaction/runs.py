@@ -7,13 +7,15 @@ interrupted; refused by the agent's permissions, which its toolset marks `"ran":
 nothing of that, nor does one killed before it finished (at the bash tool's timeout, or as the turn
 was stopped: marked `"finished": false`), and it replaces no run the model was using. A failed one
 (an error, a nonzero exit) replaces only a failure: a failing build run again replaces the failing
-build before it.
+build before it. A failed call on a file (an edit refused as "File has not been read yet") is kept by
+no one once a later call on the same file went through (`superseded_failures`): kept, it stood after
+the record that showed the file read since, as if it were the model's newest step.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -85,3 +87,36 @@ def chosen(runs: Sequence[ToolReturnPart], hot: Callable[[str], bool], later: Se
         if replaces(r, kept):
             kept = r
     return None if any(replaces(r, kept) for r in later) else kept
+
+
+def file_of(call: ToolCallPart) -> str | None:
+    """The one file `call` reads, writes or edits (a tool of `ledger`'s lists naming its path), or None."""
+    if call.tool_name.lower() not in ledger.READ_TOOLS | ledger.WRITE_TOOLS | ledger.EDIT_TOOLS:
+        return None
+    args = ledger.call_args(call)
+    path = next((args[k] for k in ledger.PATH_KEYS if isinstance(args, dict) and isinstance(args.get(k), str)), None)
+    return path or None
+
+
+def superseded_failures(messages: Sequence[ModelMessage], resolve: Callable[[str], object] = str) -> Collection[str]:
+    """The call ids of the failed calls on a file (`file_of`: an edit refused, a read of a missing
+    file) after which `messages` hold a call on the same file (named alike by `resolve`) that went
+    through (ran, finished, no error): the failure says nothing of the file any more. An edit refused
+    as "File has not been read yet", kept after a compaction, stood after the record showing the file
+    read since."""
+    calls = {p.tool_call_id: p for m in messages if isinstance(m, ModelResponse)
+             for p in m.parts if isinstance(p, ToolCallPart)}
+    failed: dict[object, list[str]] = {}
+    out: set[str] = set()
+    for m in messages:
+        for p in m.parts if isinstance(m, ModelRequest) else ():
+            if not isinstance(p, ToolReturnPart | RetryPromptPart) or (call := calls.get(p.tool_call_id or "")) is None:
+                continue
+            if (path := file_of(call)) is None:
+                continue
+            key = resolve(path)
+            if isinstance(p, RetryPromptPart) or p.outcome in NOT_RUN or failed_result(p) or not ran_through(p):
+                failed.setdefault(key, []).append(call.tool_call_id)
+            else:
+                out.update(failed.pop(key, ()))
+    return out

@@ -65,6 +65,14 @@ def metadata(picked: Sequence[str]) -> dict[str, object]:
     return {"users_left_out": n, **({"users_first_kept": True} if first_kept(picked) else {})} if n else {}
 
 
+def without(texts: Sequence[str], index: int) -> Typed:
+    """`texts` without the one at `index`, counting what it left out as it did: the user's newest
+    message, which a compaction puts in a message of its own after the results it kept from before it."""
+    rest = list(texts)
+    del rest[index]
+    return typed(rest, left_out(texts), first_kept(texts))
+
+
 def left_out(texts: Sequence[str]) -> int:
     """How many older typed messages `texts` (a `Typed`, else none) leaves out."""
     return texts.left_out if isinstance(texts, Typed) else 0
