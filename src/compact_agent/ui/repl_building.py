@@ -153,10 +153,14 @@ def take_back(r: Building) -> None:
 
 
 async def build(r: Building, start: Start) -> None:
-    """Import in a worker thread (the prompt stays responsive), then build the session on the
-    loop and show what it brings (warnings, a resumed session's last exchanges) above the prompt."""
+    """Import, and ask a local server for its window, in a worker thread (the prompt stays
+    responsive), then build the session on the loop and show what it brings (warnings, a resumed
+    session's last exchanges) above the prompt."""
     await asyncio.to_thread(preload, r.opts)
     from ..agent.run.runner import AgentSession
+    from ..agent.run.start_notes import ask_ahead
+
+    await asyncio.to_thread(ask_ahead, r.opts)  # a local server's window: not on the loop the prompt runs on
     from .history_view import show_resumed
 
     s = AgentSession(r.opts, on_event=r.feed.on_event, on_compact_start=r.feed.on_compact_start,

@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -62,7 +64,7 @@ def hosted(url: str) -> bool:
 
 
 class _Stop(Exception):
-    """No more asking: no connection, the time is up, or an answer too long."""
+    """No more asking: no connection, the time is up, an answer too long, or an Ollama model not loaded yet."""
 
 
 class _Asker:
@@ -152,23 +154,96 @@ def _ollama(asker: _Asker, model: str) -> Report | None:
         window = next((w for m in models if isinstance(m, dict) and (m.get("model") in names or m.get("name") in names)
                        and (w := _window(m.get("context_length")))), None) if isinstance(models, list) else None
         field = "context_length of the model loaded"
-    if window is None:
-        return None
+    if window is None:  # Ollama, its model not loaded: it reports its window once it is, so not `quiet`
+        raise _Stop
     return Report(min(window, trained) if trained else window, field)
 
 
 def ask(base_url: str, model: str, api_key: str | None, wait: float | None = None) -> Report | None:
     """The window the server at `base_url` reports for `model`, asked within `wait` seconds
     (`WAIT_S`); None when it reports none, or cannot be asked (a provider's own API included)."""
+    return outcome(base_url, model, api_key, wait)[0]
+
+
+def outcome(base_url: str, model: str, api_key: str | None, wait: float | None = None) -> tuple[Report | None, bool]:
+    """`ask`'s report, and whether the server answered every question (True: it reports no window, and
+    will not when asked again; False: no connection, too slow, too long, or not asked)."""
     if hosted(base_url) or urlsplit(base_url).scheme.lower() not in ("http", "https"):
-        return None
+        return None, False
     try:
         with _Asker(base_url, api_key, WAIT_S if wait is None else wait) as asker:
             for way in (_vllm, _llama_cpp, _ollama):
                 if (report := way(asker, model)) is not None:
-                    return report
+                    return report, True
     except _Stop:
-        return None
+        return None, False
     except Exception:  # whatever else an answer makes of the asking: the session starts as it did
+        return None, False
+    return None, True
+
+
+#: Asked before the session is built, in a worker thread (`ask_ahead`), for the session built next.
+_ahead: dict[tuple[str, str], tuple[Report | None, bool]] = {}
+
+
+def ask_ahead(base_url: str, model: str, api_key: str | None) -> None:
+    """`outcome`, asked off the event loop (the REPL's prompt runs on it meanwhile); `asked` takes it."""
+    _ahead[(base_url, model)] = outcome(base_url, model, api_key)
+
+
+def asked(base_url: str, model: str, api_key: str | None) -> tuple[Report | None, bool]:
+    """What `ask_ahead` got for `base_url` and `model`, taken once; else `outcome`, asked now."""
+    if (got := _ahead.pop((base_url, model), None)) is not None:
+        return got
+    return outcome(base_url, model, api_key)
+
+
+#: A server that answered and reported no window (LM Studio, a gateway) is not asked again for this long:
+#: it was asked on every start, 3 or 4 requests and up to `WAIT_S`. Kept beside the windows learned.
+QUIET_FOR = timedelta(days=7)
+QUIET_FILE = "unreported.json"
+
+
+def _quiet_path(home: Path) -> Path:
+    from .server_windows import path_in
+
+    return path_in(home).with_name(QUIET_FILE)
+
+
+def _quiet_read(path: Path) -> dict[str, dict[str, str]]:
+    """{endpoint: {model: ISO time it reported nothing}}; what is not so (edited by hand, torn) is skipped."""
+    from .server_keys import MISSING, read_json
+
+    data = read_json(path)[0]
+    kept = data.get("unreported") if data is not MISSING and isinstance(data, dict) else None
+    return {url: {m: t for m, t in models.items() if isinstance(m, str) and isinstance(t, str)}
+            for url, models in (kept.items() if isinstance(kept, dict) else ()) if isinstance(models, dict)}
+
+
+def _when(text: str) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
         return None
-    return None
+    return when if when.tzinfo is not None else None
+
+
+def quiet(home: Path, key: str, model: str, now: datetime | None = None) -> bool:
+    """Whether the server at `key` answered for `model` within `QUIET_FOR` and reported no window."""
+    when = _when(_quiet_read(_quiet_path(home)).get(key, {}).get(model, ""))
+    return when is not None and timedelta(0) <= (now or datetime.now(UTC)) - when < QUIET_FOR
+
+
+def keep_quiet(home: Path, key: str, model: str, now: datetime | None = None) -> None:
+    """Keep that the server at `key` reported no window for `model` (at `now`), dropping what is
+    past `QUIET_FOR`. Raises OSError."""
+    from ...session.files import atomic_write
+    from .server_windows import locked
+
+    now, path = now or datetime.now(UTC), _quiet_path(home)
+    with locked(path):
+        kept = _quiet_read(path)
+        kept.setdefault(key, {})[model] = now.isoformat(timespec="seconds")
+        kept = {url: fresh for url, models in kept.items()
+                if (fresh := {m: t for m, t in models.items() if (w := _when(t)) is not None and now - w < QUIET_FOR})}
+        atomic_write(path, (json.dumps({"unreported": kept}, indent=1, sort_keys=True) + "\n").encode())

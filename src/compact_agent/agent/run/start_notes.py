@@ -71,11 +71,14 @@ class Reported:
     field: str | None = None
 
 
-def reported_window(opts: SessionOptions, info: ModelInfo, settings: Settings) -> tuple[ModelInfo, Reported | None]:
+def reported_window(opts: SessionOptions, info: ModelInfo, settings: Settings,
+                    ahead: bool = False) -> tuple[ModelInfo, Reported | None]:
     """`info` with the window a local OpenAI-compatible server reports for it, where no window was
     given (the flag, the settings, one a resumed session remembers) and none was learned of that
     server and model: the one kept from an earlier session that asked, or asked now (once, briefly:
-    server_report.py). Anything kept otherwise (a refusal's, prompts cut) is start_at_remembered's."""
+    server_report.py), unless it answered within 7 days that it reports none (server_report.quiet).
+    Anything kept otherwise (a refusal's, prompts cut) is start_at_remembered's. `ahead`: only ask,
+    for the session built next (`ask_ahead`)."""
     if opts.context_window or settings.context_window or opts.model_override is not None or info.provider != "openai":
         return info, None
     from ...config import home_dir
@@ -90,14 +93,33 @@ def reported_window(opts: SessionOptions, info: ModelInfo, settings: Settings) -
     if kept is not None and kept.how != server_windows.REPORTED:
         return info, None
     found = Reported(kept.window, key) if kept is not None else None
-    if found is None:
+    home = opts.home or home_dir()
+    if found is None and not server_report.quiet(home, key, info.name):
         with contextlib.suppress(ConfigError):  # no key for it: the session says so itself
-            report = server_report.ask(url, info.name, api_key_for(info.name, opts.base_url, opts.api_key))
+            api_key = api_key_for(info.name, opts.base_url, opts.api_key)
+            if ahead:
+                server_report.ask_ahead(url, info.name, api_key)
+                return info, None
+            report, answered = server_report.asked(url, info.name, api_key)
             found = Reported(report.window, key, report.field) if report is not None else None
+            if found is None and answered:  # it reports none: not asked again on every start
+                with contextlib.suppress(OSError):
+                    server_report.keep_quiet(home, key, info.name)
     if found is None:
         return info, None
     return model_info(info.name, provider=info.provider, window=found.window, prices=settings.prices,
                       cache_ttl_minutes=settings.cache_ttl_minutes), found
+
+
+def ask_ahead(opts: SessionOptions) -> None:
+    """`reported_window`'s asking, before the session is built and in a worker thread: the REPL builds
+    it on the event loop its prompt runs on, which the asking (up to WAIT_S) held still."""
+    from ...models import model_info, provider_for
+
+    with contextlib.suppress(Exception):  # what fails here, the session's build says (and asks then)
+        info = model_info(opts.model, provider=provider_for(opts.model, opts.base_url),
+                          window=opts.context_window or opts.settings.context_window)
+        reported_window(opts, info, opts.settings, ahead=True)
 
 
 def reported_note(session: Starting) -> str | None:
