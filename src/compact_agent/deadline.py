@@ -10,7 +10,8 @@ with `httpx.ReadTimeout`, which the SDKs treat like any other timeout (retried w
 
 The client it builds sends its requests through the proxies the environment names (`HTTPS_PROXY`,
 `HTTP_PROXY`, `ALL_PROXY`, less `NO_PROXY`), as the SDKs' own client does: httpx reads them only for a
-client without a transport of its own, so a deadline's client went straight to the endpoint. An
+client without a transport of its own, so a deadline's client went straight to the endpoint. A
+loopback host (localhost, 127.0.0.0/8, ::1) is sent straight always. An
 error on the way to a proxy carries a note naming it, its credentials left out (`proxy_of`), so the
 line the user reads names the proxy that could not be reached, not the endpoint behind it.
 
@@ -191,13 +192,20 @@ PROXY_NOTE = "compact-agent proxy: "
 
 def _environment_proxies() -> dict[str, str | None]:
     """The proxies the environment names, by the URL patterns they serve, as httpx reads them for a
-    client without a transport of its own (the SDKs' default). httpx gives its reading only from a
+    client without a transport of its own (the SDKs' default), and the loopback hosts sent straight. httpx gives its reading only from a
     private module: an httpx that no longer has it there gets ours (`_read_proxies`), its rules alike."""
     try:
         from httpx2._utils import get_environment_proxies  # as httpx reads them: its rules, NO_PROXY's too
     except ImportError:
-        return _read_proxies()
-    return get_environment_proxies()
+        mounts = _read_proxies()
+    else:
+        mounts = get_environment_proxies()
+    return {**dict.fromkeys(LOOPBACK), **mounts} if mounts else {}
+
+
+#: The hosts a request goes to straight whatever the variables say (httpx proxies them unless NO_PROXY
+#: names them): a server on this machine (llama.cpp, vLLM, Ollama) is never behind a proxy elsewhere.
+LOOPBACK = ("all://localhost", "all://127.0.0.0/8", "all://[::1]")
 
 
 def _read_proxies() -> dict[str, str | None]:
