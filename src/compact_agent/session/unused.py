@@ -25,6 +25,7 @@ from . import locks
 from .answered import gave_answer
 from .files import remove_stale_temps
 from .owned_files import loose_files
+from .prompt_history import Unsent
 from .typed import FOLDER as SENT_FOLDER
 
 _RANDOM8 = r"[a-z0-9_]{8}"  # mkstemp's (markers.write_private); the 8 hex digits of every other writer's fit it
@@ -51,7 +52,11 @@ def nothing_to_resume(path: Path) -> bool:
     """Whether session file `path` holds nothing a user would resume: no answer of the model and no
     message the user typed (a `prompt` entry with its text), only what the program wrote (a
     command's request, its settings, the line that says the turn failed). A line that cannot be
-    read, or an entry of another kind (a compaction's boundary), keeps it: False."""
+    read, or an entry of another kind (a compaction's boundary), keeps it: False. So do lines typed
+    ahead and never sent, kept in its side folder (prompt_history.Unsent): the next run that opens
+    the session gives them back, and the folder going with the session lost them."""
+    if _typed_ahead(path.with_name(path.stem)):
+        return False
     try:
         with path.open("rb") as f:
             for raw in f:
@@ -66,6 +71,18 @@ def nothing_to_resume(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return True
+
+
+def _typed_ahead(folder: Path) -> bool:
+    """Whether session folder `folder` keeps lines typed ahead and never sent; one that cannot be read
+    is taken to (what the user typed is never lost)."""
+    try:
+        lines = json.loads((folder / Unsent.NAME).read_bytes())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, RecursionError):
+        return True
+    return not isinstance(lines, list) or any(isinstance(line, str) for line in lines)
 
 
 def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path, started: bool = False) -> None:
