@@ -69,3 +69,28 @@ async def test_a_proxy_whose_address_cannot_be_read_fails_only_its_requests(monk
     assert line == ("cannot send requests through the proxy http://***@proxy.example:notaport (HTTP_PROXY) to the "
                     "model endpoint at http://model.test/v1/models (its address cannot be read: Invalid port: "
                     "'notaport'); correct HTTP_PROXY, or unset it"), line
+
+
+async def test_a_tunnel_the_proxy_opened_is_passed() -> None:
+    """httpcore's trace of an attempt tells whether the proxy answered its CONNECT: after it did, a
+    connection closed without answering is the endpoint's; before, or on a plain http:// request
+    the proxy was to pass on, the proxy's. The request's own trace is still called."""
+    seen: list[str] = []
+
+    async def own(name: str, info: dict[str, object]) -> None:
+        seen.append(name)
+
+    https, http = httpx.Request("POST", "https://model.test/v1"), httpx.Request("POST", "http://model.test/v1")
+    import httpcore2
+
+    connect = httpcore2.Request(b"CONNECT", "http://proxy.example:3128")  # as httpcore sends it
+    answered = deadline._Tunnel(own)
+    await answered("http11.send_request_headers.started", {"request": connect})
+    await answered("http11.receive_response_headers.complete", {"return_value": None})
+    unanswered = deadline._Tunnel(deadline._Tunnel(own))  # a request sent again: watched once
+    await unanswered("http11.send_request_headers.started", {"request": connect})
+    await unanswered("http11.receive_response_headers.failed", {"exception": None})
+    assert answered.passed(https) and not unanswered.passed(https)
+    assert deadline._Tunnel(None).passed(https) and not deadline._Tunnel(None).passed(http)
+    assert seen == ["http11.send_request_headers.started", "http11.receive_response_headers.complete",
+                    "http11.send_request_headers.started", "http11.receive_response_headers.failed"]

@@ -45,6 +45,10 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout_s
+        tunnel = None
+        if self.proxy[0]:  # watched, to tell the proxy's silence from the endpoint's behind it
+            tunnel = _Tunnel(request.extensions.get("trace"))
+            request.extensions = {**request.extensions, "trace": tunnel}
         try:
             async with asyncio.timeout_at(deadline):
                 response = await self.inner.handle_async_request(request)
@@ -55,6 +59,8 @@ class DeadlineTransport(httpx.AsyncBaseTransport):
             retry_notice.note_no_answer(timed_out=isinstance(e, httpx.TimeoutException))
             if self.proxy[0] and not proxy_noted(e)[0]:  # each attempt's error is new; noted once all the same
                 e.add_note(PROXY_NOTE + "\0".join(self.proxy))
+                if tunnel is not None and not tunnel.passed(request):
+                    e.add_note(NOTHING_PASSED)
             raise
         retry_notice.note_status(response.status_code)  # why the SDK waits to send it again, if it does
         sse = response.headers.get("content-type", "").startswith("text/event-stream")
@@ -188,6 +194,31 @@ class _Unusable(httpx.AsyncBaseTransport):
 
 #: How the note a transport error on the way to a proxy carries begins (`DeadlineTransport`).
 PROXY_NOTE = "compact-agent proxy: "
+#: The note of such an error where nothing had passed the proxy: no tunnel open, or none to open.
+NOTHING_PASSED = "compact-agent tunnel: nothing passed the proxy"
+
+
+class _Tunnel:
+    """httpcore's trace of one attempt through a proxy (its `trace` extension, `inner` the one the
+    request had): whether the proxy answered a CONNECT, so that a connection closed without an
+    answer is told as the proxy's or as the endpoint's behind the tunnel."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner: object = inner.inner if isinstance(inner, _Tunnel) else inner  # a request sent again: one watch
+        self.asked = self.answered = False
+
+    async def __call__(self, name: str, info: dict[str, object]) -> None:
+        if name.endswith(".send_request_headers.started"):
+            self.asked |= getattr(info.get("request"), "method", b"") in (b"CONNECT", "CONNECT")
+        elif name.endswith(".receive_response_headers.complete") and self.asked:
+            self.answered = True
+        if callable(self.inner):
+            await self.inner(name, info)
+
+    def passed(self, request: httpx.Request) -> bool:
+        """Something went beyond the proxy: its tunnel answered, or a tunnel opened before (a kept
+        connection to an https endpoint). A plain http:// request is the proxy's to answer."""
+        return self.answered if self.asked else request.url.scheme == "https"
 
 
 def _environment_proxies() -> dict[str, str | None]:

@@ -109,7 +109,8 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
     """'cannot reach the proxy URL (VARIABLE) on the way to the model endpoint at URL (REASON); ...'
     for a request that failed on its way to the proxy the environment names (deadline.py notes it),
     `reason` being `connection_reason`'s for that connection; 'the proxy ... did not open a
-    connection to the model endpoint ...' for one the proxy answered with a refusal.
+    connection to the model endpoint ...' for one the proxy answered with a refusal; 'the proxy ...
+    closed the connection without answering' for one it hung up on before anything passed it.
     The proxy is named without the user and password its address may hold. None for any other
     failure: a TLS error after the proxy's tunnel was open is the endpoint's, and said as its."""
     import socket
@@ -117,7 +118,7 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
 
     import httpx2 as httpx
 
-    from .deadline import ProxyUnusable, proxy_noted
+    from .deadline import NOTHING_PASSED, ProxyUnusable, proxy_noted
 
     causes = chain(e)
     shown, variable = next((named for c in causes if (named := proxy_noted(c))[0]), ("", ""))
@@ -132,6 +133,11 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
         return (f"the proxy {proxy} did not open a connection to the model endpoint{endpoint(e)} (it answered "
                 f"{str(refused).strip() or 'with an error'}); check that the proxy lets requests through to it, or "
                 f"name its host in NO_PROXY")
+    if any(isinstance(c, httpx.RemoteProtocolError) for c in causes) and any(
+            NOTHING_PASSED in getattr(c, "__notes__", ()) for c in causes):  # it hung up before any tunnel opened
+        return (f"the proxy {proxy} closed the connection without answering, on the way to the model endpoint"
+                f"{endpoint(e)}; check that a proxy serves there (its log may say why), correct "
+                f"{variable or 'the variable that names it'}, or unset it")
     connecting = any(isinstance(c, (ConnectionRefusedError, socket.gaierror)) for c in causes) or (
         any(isinstance(c, httpx.ConnectError) for c in causes) and not any(isinstance(c, ssl.SSLError) for c in causes))
     if not connecting:

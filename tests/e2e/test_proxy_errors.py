@@ -125,3 +125,41 @@ def test_a_proxy_whose_address_cannot_be_read_is_said(cli, address: str) -> None
         f"compact-agent: cannot send requests through the proxy {shown} (HTTP_PROXY) to the model endpoint at "
         "http://model.test/v1/chat/completions (its address cannot be read: "), line
     assert "); correct HTTP_PROXY, or unset it" in line, line
+
+
+def hanging_up_proxy() -> tuple[socket.socket, list[bytes]]:
+    """A proxy that takes the connection, reads what it is asked and closes without a word."""
+    got: list[bytes] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                got.append(conn.recv(65536))
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, got
+
+
+@pytest.mark.parametrize("endpoint", ["https://model.test/v1", ENDPOINT])
+def test_a_proxy_that_hangs_up_is_said_as_the_proxy(cli, endpoint: str) -> None:
+    """Closed without answering the CONNECT (or the request it was to pass on): the proxy hung up,
+    not the endpoint, which nothing reached."""
+    listener, got = hanging_up_proxy()
+    with listener:
+        port = listener.getsockname()[1]
+        variable = "HTTPS_PROXY" if endpoint.startswith("https") else "HTTP_PROXY"
+        res = cli("-p", "hi", "--model", "fake-model", "--base-url", endpoint, "--api-key", "k",
+                  env={variable: f"http://127.0.0.1:{port}"})
+    assert got, "the proxy was never asked"
+    line = res.stderr.splitlines()[-1]
+    assert line.startswith(
+        f"compact-agent: the proxy http://127.0.0.1:{port} ({variable}) closed the connection without answering, "
+        f"on the way to the model endpoint at {endpoint}/chat/completions; check that a proxy serves there (its "
+        f"log may say why), correct {variable}, or unset it"), line
