@@ -14,6 +14,7 @@ from compact_agent.context.compaction.summary import (
     user_item,
     user_texts,
 )
+from compact_agent.context.compaction.user_messages import only, typed
 
 TASK = "T" * 1_000
 BETWEEN = [str(i) * 300 for i in range(1, 5)]  # 300 characters: each is its own head
@@ -57,3 +58,26 @@ def test_a_budget_without_room_for_the_tasks_head_leaves_out_the_oldest_as_befor
     assert list(picked) == [NEWEST, BETWEEN[3]] and picked.left_out == 4 and not picked.first_kept
     assert "4 older messages left out (their full text is in the archive)" in \
         summary_message("w", None, picked).parts[0].content
+
+
+def test_after_the_task_was_left_out_no_later_message_is_taken_for_it() -> None:
+    # A compaction before left out the four oldest, the task among them ("4 older messages left out"):
+    # the oldest carried, "m4", came after them. Budget 100 tokens = 400 characters against 4 x 150:
+    # the newest whole (150), then the others newest first while they fit: "m6" (300 used), and "m5"
+    # and "m4" left out; none is put last as the task, nor the line put above one as "after the first".
+    carried = typed([c * 150 for c in "4567"], 4)  # "4"*150 is m4 ... "7"*150 the newest
+    picked = pick_user_messages(carried, 100)
+    assert list(picked) == ["7" * 150, "6" * 150] and picked.left_out == 6 and not picked.first_kept
+    text = summary_message("w", None, picked).parts[0].content
+    assert isinstance(text, str) and "6 older messages left out" in text and "after the first" not in text
+
+
+def test_a_harness_filter_keeps_the_task_first_where_it_keeps_the_task() -> None:
+    # Read back from a message that kept the task with two left out after it, and filtered of a
+    # harness's own text ("<reminder>"): the task stays the first, the line between it and the rest.
+    texts = typed(["the task", "<reminder>", "later", "newest"], 2, first_kept=True)
+    kept = only(texts, lambda t: not t.startswith("<"))
+    assert list(kept) == ["the task", "later", "newest"] and kept.left_out == 2 and kept.first_kept
+    # Where the filter takes out the first itself, what is left holds no task to keep first.
+    dropped = only(typed(["<reminder>", "later", "newest"], 2, first_kept=True), lambda t: not t.startswith("<"))
+    assert list(dropped) == ["later", "newest"] and not dropped.first_kept

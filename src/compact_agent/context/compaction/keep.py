@@ -237,7 +237,7 @@ class Keeper:
         synthetic messages never count, and `typed` (when given) also leaves out what a harness
         injected as user-role text (reminders, environment context)."""
         texts = summary.user_texts(messages)
-        return texts if self.typed is None else user_messages.typed([t for t in texts if self.typed(t)], texts.left_out)
+        return texts if self.typed is None else user_messages.only(texts, self.typed)
 
     def base_tail(self, overhead: int = 0) -> int:
         """An eighth of the room the threshold leaves the conversation (less `overhead`, the system prompt and

@@ -46,6 +46,12 @@ def typed(texts: Sequence[str], left_out: int, first_kept: bool = False) -> Type
     return out
 
 
+def only(texts: Typed, keep: Callable[[str], bool]) -> Typed:
+    """`texts` less those `keep` refuses (what a harness injected as user-role text), counting those
+    left out before as they did: the first kept is still the task where `keep` took the first."""
+    return typed([t for t in texts if keep(t)], texts.left_out, texts.first_kept and bool(texts) and keep(texts[0]))
+
+
 def first_kept(texts: Sequence[str]) -> bool:
     return texts.first_kept if isinstance(texts, Typed) else False
 
@@ -95,7 +101,9 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
     newest first, whole while the heads of those before them fit, then by their heads, and where even
     those do not fit, the oldest of them are left out (all are in the archive), and counted
     (`left_out`, `first_kept`). Older heads first left the newest of twelve 1,300-character prompts
-    in an 8K window its first 300 characters."""
+    in an 8K window its first 300 characters. Where a compaction before left out the oldest, the task
+    among them (`left_out` without `first_kept`), no message here is the task: all are kept newest
+    first, as those between are."""
     budget = budget_tokens * int(tokens.CHARS_PER_TOKEN)
     if sum(len(t) for t in texts) <= budget:
         return typed(list(reversed(texts)), left_out(texts), first_kept(texts))
@@ -111,7 +119,8 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
     picked = [newest if len(newest) <= room else ends(newest, room)]
     used = len(picked[0])
     first: list[str] = []
-    if older and used + len(head(older[0])) <= budget:  # the task, before any message between
+    task = not left_out(texts) or first_kept(texts)  # else the oldest here came after those left out before
+    if older and task and used + len(head(older[0])) <= budget:  # the task, before any message between
         rest -= len(head(older[0]))
         first = [older[0] if used + len(older[0]) + rest <= budget else head(older[0])]
         used, older = used + len(first[0]), older[1:]
