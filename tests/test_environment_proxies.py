@@ -4,6 +4,8 @@ in a proxy's form (the whole address)."""
 
 from __future__ import annotations
 
+import os
+
 import httpx2 as httpx
 import pytest
 
@@ -94,3 +96,27 @@ async def test_a_tunnel_the_proxy_opened_is_passed() -> None:
     assert deadline._Tunnel(None).passed(https) and not deadline._Tunnel(None).passed(http)
     assert seen == ["http11.send_request_headers.started", "http11.receive_response_headers.complete",
                     "http11.send_request_headers.started", "http11.receive_response_headers.failed"]
+
+
+@pytest.mark.parametrize(("first", "then", "used"), [
+    ("HTTP_PROXY", "Http_Proxy", "Http_Proxy"),  # neither read last: the one set last wins
+    ("Http_Proxy", "HTTP_PROXY", "HTTP_PROXY"),
+    ("HTTP_PROXY", "http_proxy", "http_proxy"),  # the lowercase one is read last: it wins
+    ("http_proxy", "HTTP_PROXY", "http_proxy"),
+])
+async def test_the_variable_named_is_the_one_used(monkeypatch, first: str, then: str, used: str) -> None:
+    """Two spellings of a variable naming two proxies: the line names the one whose proxy was tried."""
+    import socket
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])  # nothing listens there once closed
+    monkeypatch.setenv(first, f"http://127.0.0.1:{ports[0]}")
+    monkeypatch.setenv(then, f"http://127.0.0.1:{ports[1]}")
+    async with deadline.deadline_client(5, httpx.AsyncClient) as client:
+        with pytest.raises(httpx.ConnectError) as failed:
+            await client.get("http://model.test/v1/models")
+    shown, variable = deadline.proxy_noted(failed.value)
+    assert (shown, variable) == (os.environ[used], used)

@@ -284,9 +284,15 @@ def proxy_of(url: str, pattern: str) -> tuple[str, str]:
     start = f"{scheme}{sep}" if sep else ""
     netloc, slash, path = (rest if sep else url).partition("/")
     shown = url if "@" not in netloc else f"{start}***@{netloc.rpartition('@')[2]}{slash}{path}"
-    scheme = pattern.partition("://")[0]
-    variable = next((v for v in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY") if os.environ.get(v)), "")
-    return shown, variable
+    return shown, _variable_of(pattern.partition("://")[0], url)
+
+
+def _variable_of(scheme: str, url: str) -> str:
+    """The variable whose proxy `url` is, for `scheme`, as urllib chose among its spellings: of those
+    holding `url`, a name ending `_proxy` in lowercase (read last, so it wins), the last set of them."""
+    named = [name for name, value in os.environ.items() if name.lower() == f"{scheme}_proxy" and value
+             and (value if "://" in value else f"http://{value}") == url]
+    return ([name for name in named if name.endswith("_proxy")] or named or [""])[-1]
 
 
 def proxy_noted(e: BaseException) -> tuple[str, str]:
