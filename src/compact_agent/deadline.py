@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx2 as httpx  # the HTTP client the provider SDKs are built on
 
@@ -198,13 +198,16 @@ PROXY_NOTE = "compact-agent proxy: "
 NOTHING_PASSED = "compact-agent tunnel: nothing passed the proxy"
 
 
+_Trace = Callable[[str, dict[str, object]], Awaitable[object]]
+
+
 class _Tunnel:
     """httpcore's trace of one attempt through a proxy (its `trace` extension, `inner` the one the
     request had): whether the proxy answered a CONNECT, so that a connection closed without an
     answer is told as the proxy's or as the endpoint's behind the tunnel."""
 
-    def __init__(self, inner: object) -> None:
-        self.inner: object = inner.inner if isinstance(inner, _Tunnel) else inner  # a request sent again: one watch
+    def __init__(self, inner: _Trace | None) -> None:
+        self.inner: _Trace | None = inner.inner if isinstance(inner, _Tunnel) else inner  # sent again: one watch
         self.asked = self.answered = False
 
     async def __call__(self, name: str, info: dict[str, object]) -> None:
@@ -212,7 +215,7 @@ class _Tunnel:
             self.asked |= getattr(info.get("request"), "method", b"") in (b"CONNECT", "CONNECT")
         elif name.endswith(".receive_response_headers.complete") and self.asked:
             self.answered = True
-        if callable(self.inner):
+        if self.inner is not None:
             await self.inner(name, info)
 
     def passed(self, request: httpx.Request) -> bool:
