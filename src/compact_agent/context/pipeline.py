@@ -307,7 +307,7 @@ class ContextManager(CompactingState):
         self._asked_at = None
         if response.usage.output_tokens:
             self.adapt_output_reserve(response.usage.output_tokens)
-        cut_before = self.calibration.cut_to()
+        cut_before, window_before = self.calibration.cut_to(), self.limits.window
         if reported and not self.calibration.observe(reported, *self.last_view_observed, flat=self.last_view_media,
                                                      cuts=a_server(getattr(ctx, "model", None))):
             cut = self.calibration.cut_to()  # a server that cuts prompts to its window, silently
@@ -318,6 +318,10 @@ class ContextManager(CompactingState):
             if cut is not None:
                 self.learn_window(cut, self.calibration.whole(self.last_view_tokens_est), "cut")
             reported = 0
+        if (self.limits.window < window_before and self.calibration.cut_to() != cut_before
+                and getattr(ctx, "model", None) is not None  # the analyzer's replay sends nothing
+                and self._asked_again != (ctx.run_id, ctx.run_step)):  # once: a second cut's answer is kept
+            return await self._ask_again(ctx, request_context)
         if reported:
             self.last_tokens = reported + response.usage.output_tokens
         if self.memory is not None:  # the library's own notes count in the run that waits for them (in_run.py)
@@ -327,6 +331,18 @@ class ContextManager(CompactingState):
         self._save_layer_state()  # with this report, which the next run compares its first with
         await self.run_stream.send(ctx)
         return response
+
+    async def _ask_again(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelResponse:
+        """The answer to a prompt the server cut is dropped: the model answered without the prompt's
+        start (the task, the instructions), and its tool calls would be run. The request is prepared
+        again within the window just learned (compacted) and sent once more, and that answer is the
+        step's; a request sent again is not sent a third time. Sent here, not by `RetryModelRequest`,
+        which a streamed response (the terminal agent's) no longer takes."""
+        self._asked_again = (ctx.run_id, ctx.run_step)
+        await self.run_stream.send(ctx)  # the window learned, before the request sent again
+        retry = await self.prepare_model_request(ctx, request_context)
+        response = await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
+        return await self.after_model_request(ctx, request_context=retry, response=response)
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                      error: Exception) -> ModelResponse:

@@ -169,6 +169,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         self.layer_savings: dict[str, int] = {}
         self.view_savings: dict[str, int] = {}  # tokens each view layer removed from the latest request
         self._reactive_request: tuple[str | None, int] | None = None  # (run_id, run_step) compacted for
+        self._asked_again: tuple[str | None, int] | None = None  # (run_id, run_step) sent again after a cut
         self._asked_at: datetime | None = None  # when the request now out was sent (its round trip is timed)
         self._thrash = 0
         self._last_compaction_request = 0
