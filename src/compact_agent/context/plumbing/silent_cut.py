@@ -18,6 +18,14 @@ prediction (a request sent whole, whose size the next request was cut to by chan
 The window learned is a lower bound of the server's: every report is of a prompt the server took,
 whole or what it kept of it, so the largest report (`CutWatch.cut`; a report more than any tokenizer
 makes of its request is a stand-in's figure, not a size).
+
+That bound is as loose as the messages are large. A server dropping whole messages keeps the newest
+that fit: the window is at least what it kept, and less than that plus the newest message it dropped
+(which did not fit), and less than the prompt sent. The dropped message bounds the window from above
+only: nothing in the report says how much of it would have fit, so the bound is not raised from it (a
+window of 6,000 whose newest dropped message held 2,100 tokens may be learned as 3,907). Nor do later
+requests raise it, as each is held under the window learned: a server whose window is known is best
+given it (`window=`, `--context-window`) or started with a larger one.
 """
 
 from __future__ import annotations
