@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,14 @@ def no_waiting(s: AgentSession) -> list[float]:
 
     s.retry.sleep = sleep
     return waited
+
+
+async def typed_turn(s: AgentSession, text: str, **kwargs: Any) -> None:
+    """A turn on a message the user typed: saved the moment it is entered, as the REPL and -p save it
+    (ui/repl_building.keep_typed), then sent. A new session whose first request fails keeps it;
+    one holding only a request the program made (/init) is removed as it closes (session/unused.py)."""
+    s.store.save_prompt(text)
+    await s.run_turn(text, **kwargs)
 
 
 def prompts_saved(s: AgentSession) -> list[str]:
@@ -138,7 +147,7 @@ async def test_a_slow_provider_times_out_within_the_bound(tmp_path: Path) -> Non
         s = session(tmp_path / "h", tmp_path / "p", server, settings=settings)
         t0 = time.monotonic()
         with pytest.raises(Exception) as info:
-            await s.run_turn("hello")
+            await typed_turn(s, "hello")
         took = time.monotonic() - t0
         await s.aclose()
         server.stopping.set()
@@ -159,7 +168,7 @@ async def test_a_trickling_provider_ends_within_the_deadline(tmp_path: Path, str
         shown: list[str] = []
         t0 = time.monotonic()
         with pytest.raises(Exception) as info:
-            await s.run_turn("hello", on_text=shown.append if streamed else None)
+            await typed_turn(s, "hello", on_text=shown.append if streamed else None)
         took = time.monotonic() - t0
         await s.aclose()
     attempts = len(server.requests)
