@@ -140,3 +140,23 @@ def test_an_image_counted_far_under_its_flat_estimate_is_no_cut() -> None:
     assert c.cut_to() is None
     assert not c.observe(7_000, 14_640, flat=1_600)
     assert c.cut_to() == 10_125
+
+
+def test_a_cut_under_two_percent_is_found_once_the_error_is_measured() -> None:
+    """Four reports measured the estimate exact (the first sets the ratio), then a request 2.5% larger
+    than one taken at 10,000 reported at 10,052: 1.9% under its 10,250, within a fixed 2% (10,045), but
+    far beyond twice the error measured (none); what it grew by (250) was counted at 52, under half. A
+    cut, and the window the largest size the server took. With only one error measured, 2% still holds."""
+    c, learned = observed((2_000, 2_000), (4_000, 4_000), (6_000, 6_000), (8_000, 8_000), (10_000, 10_000),
+                          (10_052, 10_250))
+    assert learned == [True, True, True, True, True, False] and c.cut_to() == 10_052
+    c, learned = observed((8_000, 8_000), (10_000, 10_000), (10_052, 10_250))
+    assert all(learned) and c.cut_to() is None
+
+
+def test_a_margin_from_the_error_is_no_cut_for_a_request_whose_growth_was_counted() -> None:
+    """The same measured exact estimate, then a request 5% larger counted 1.5% under (10,342 of 10,500):
+    no report agrees, but what it grew by was counted at 342 of 500, over half: no cut."""
+    c, learned = observed((2_000, 2_000), (4_000, 4_000), (6_000, 6_000), (8_000, 8_000), (10_000, 10_000),
+                          (10_342, 10_500))
+    assert all(learned) and c.cut_to() is None

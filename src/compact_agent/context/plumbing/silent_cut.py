@@ -41,7 +41,12 @@ CUT_GROWTH = 1.02
 MIN_CUT = 1_024
 #: A report agrees with its prediction when it is not below it by more than this share, or twice
 #: the error measured, whichever is larger, but never by more than `AGREES_AT_MOST` (an early
-#: prediction far off, from one report's ratio, measures the framing, not the tokenizer).
+#: prediction far off, from one report's ratio, measures the framing, not the tokenizer). Once
+#: `ERROR_REPORTS` reports measured the error, twice it is the margin, down to `SAME_SIZE`: a cut of
+#: 1.9% (a short message dropped) agreed under a fixed 2% and was taken for whole, its shortfall then
+#: counted as the estimate's error, which widened the margin for the cuts after it. A margin tighter
+#: than the spread seen makes a report "open", never a cut alone: a cut also needs the part the
+#: request grew by counted at under half its size (`_cut_alone`).
 AGREES, AGREES_AT_MOST = 0.02, 0.1
 #: The part a request grew by is counted at no less than this share of its calibrated size by any
 #: tokenizer the calibration could have been learned from (code against prose, at most about 2x).
@@ -90,7 +95,8 @@ class CutWatch:
         return min(AGREES_AT_MOST, max(self._errors, default=0.0))
 
     def agrees(self, reported: int, predicted: int) -> bool:
-        return reported >= predicted * (1 - min(AGREES_AT_MOST, max(AGREES, 2 * self.error())))
+        least = SAME_SIZE if len(self._errors) >= ERROR_REPORTS else AGREES
+        return reported >= predicted * (1 - min(AGREES_AT_MOST, max(least, 2 * self.error())))
 
     def judge(self, reported: int, estimated: int, unsure: int, *, last: tuple[int, int, int] | None,
               predicted: int, calibrated: bool, plausible: bool, scale: Callable[[int], int]) -> Verdict:
