@@ -161,3 +161,31 @@ async def test_what_each_summary_request_used_is_on_its_compaction_event() -> No
         usage = event.detail["usage"]
         assert usage["requests"] == 1 and usage["input_tokens"] == request.prompt_tokens
         assert usage["output_tokens"] > 0 and usage["cache_read_tokens"] >= 0
+
+
+async def test_a_summary_reply_calling_the_output_tool_goes_to_the_separate_request_at_once() -> None:
+    """A model that answers the summary request by calling the offered output tool was refused and
+    asked again with the tool offered again, called it again, and only the separate request (no tools)
+    got the summary: three requests a compaction. Now the call sends the separate request next: two."""
+    pages = {"n": 0}
+
+    def responder(req: ChatRequest) -> Reply:
+        if req.messages[-1]["role"] == "user" and "<summary>" in str(req.messages[-1].get("content")):
+            if "final_result" in req.tool_names:  # eager to give its structured answer
+                return Reply.tools([("final_result", {"read": 0})])
+            return Reply.text("<summary>Pages read so far.</summary>")
+        if pages["n"] < 25:
+            pages["n"] += 1
+            return Reply.tools([("read", {"page": pages["n"]})])
+        return Reply.tools([("final_result", {"read": pages["n"]})])
+
+    run = await run_pages(responder, output_type=Pages)
+    result, server, events = run.result, run.server, run.events
+
+    assert result.output == Pages(read=25)
+    compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
+    assert compactions and all(e.detail["usage"]["requests"] == 2 for e in compactions)
+    summaries = [r for r in server.requests if is_summary_request(r)]
+    assert len(summaries) == 2 * len(compactions)
+    assert [bool(r.tools) for r in summaries] == [True, False] * len(compactions)  # shared, then separate
+    assert run.cm.compactions[-1].summary.startswith("Pages read so far.")

@@ -4,7 +4,7 @@ Sending the summary request as "the conversation so far + one more user message"
 system prompt, tool definitions and settings as the last main request, makes its input a
 prompt-cache hit (on DeepSeek ~1/10 of the price). The model must not act: `tool_choice` is
 `none` (on Anthropic the main request's own, `unable_to_act`), and a reply that still contains a
-tool call is refused and asked again. If the shared
+tool call is refused and asked again (but for an agent's output tool, `unable_to_act`). If the shared
 path fails for any reason but "too long", a separate request with no tools, carrying the
 conversation rendered as text, is the fallback. There the roles are only words at the start of a
 line, so the text is quoted as data (`transcript_as_data`): a tool's output that holds a line
@@ -142,7 +142,8 @@ class SharedPrefixSummarizer:
             return join(messages, waiting, [ModelRequest(parts=[UserPromptPart(worded)], metadata=mark_request("summary"))])
         history, cap, said = self._worded(prompt, asking)
         calls: list[ModelResponse] = []  # the replies that called a tool, each refused
-        for _attempt in range(2):
+        # An output tool offered (`unable_to_act`) is offered again if asked again, and called again.
+        for _attempt in range(1 if params.output_tools and params.output_mode == "tool" else 2):
             if self.check is not None:
                 self.check(history)
             if cap is not None:
@@ -279,7 +280,8 @@ def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any
     pydantic-ai turned "none" into "call the output tool", so every such request was two forced calls
     refused, then the separate request, uncached. Text is allowed there, with the tools offered as
     they were and left to the model ("auto": restricting them to the output tool is an `allowed_tools`
-    choice many OpenAI-compatible servers refuse); a call it still makes is refused and asked again.
+    choice many OpenAI-compatible servers refuse); a call it still makes goes to the separate request
+    with no tools, not asked again (asked again, it called the tool again: three requests a summary).
     On Anthropic that changes the main request's `any` to `auto` and misses the cache of the
     messages, which keeping `any` would not: the model could answer with tool calls only, never a
     summary's text. An agent with `NativeOutput` or `PromptedOutput` has the schema left out of these
@@ -309,14 +311,10 @@ def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], i
     summarizer factory of the caller's, such as the terminal agent's, builds it without one), its
     `check` that a request fits, where a model's output cap a refusal names is `learned`, and the
     `room` its conversation may take, which none has of its own."""
-    if isinstance(summarize, SharedPrefixSummarizer) and summarize.output_cap is None:
-        summarize.output_cap = cap
-    if isinstance(summarize, SharedPrefixSummarizer) and summarize.check is None:
-        summarize.check = check
-    if isinstance(summarize, SharedPrefixSummarizer) and summarize.on_output_limit is None:
-        summarize.on_output_limit = learned
-    if isinstance(summarize, SharedPrefixSummarizer) and summarize.room is None:
-        summarize.room = room
+    if isinstance(summarize, SharedPrefixSummarizer):
+        summarize.output_cap = summarize.output_cap or cap
+        summarize.check, summarize.room = summarize.check or check, summarize.room or room
+        summarize.on_output_limit = summarize.on_output_limit or learned
 
 
 def _refused(call: ModelResponse, said: str) -> list[ModelMessage]:
