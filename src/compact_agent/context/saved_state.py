@@ -8,6 +8,8 @@ learned that a restart would otherwise measure again, each for a reason a test p
 - `window`: the server's own limit, where it refused a request below the window given (and which server:
   taken back only by a conversation given that window and sent to that server);
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
+  `report_media`: of its estimate, the images at a flat size, which no growth judged a cut weighs
+  (without it the next run's first comparison weighed them at 1,600 tokens each: a cut went unseen);
 - `thinking`: what the provider counts of the model's thinking (plumbing/thinking.py: estimates leave out
   what it does not); it and `report` are of the server named in `measured_at`, and taken back only by a
   conversation sent to that server (another model counts otherwise: its first request went over the window);
@@ -79,6 +81,8 @@ class SavedState:
             learned["window"] = self.window_learned.to_json()
         if (report := self.calibration.kept_report()) is not None:  # the next run's first is compared with it
             learned["report"] = list(report)
+            if (media := _report_media(self.calibration)) > 0:
+                learned["report_media"] = media
         if (thinking := self.calibration.thinking.to_json()) is not None:
             learned["thinking"] = thinking
         if self.server is not None and ("report" in learned or "thinking" in learned):
@@ -113,6 +117,7 @@ class SavedState:
             self.handler_instructs = True
         if learned.get("measured_at") == self.server:  # another server or model counts otherwise
             self.calibration.recall_report(learned.get("report"), learned.get("thinking"))
+            _recall_media(self.calibration, learned.get("report"), learned.get("report_media"))
         _recall_answers(self, learned)
         window = LearnedWindow.from_json(learned.get("window"))
         # Given another window, or sent to another server (or model), the conversation is not held to this
@@ -152,6 +157,23 @@ class SavedState:
                 self._saved_state = key
             except OSError as e:
                 self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+
+def _report_media(calibration: tokens.Calibration) -> int:
+    """Of the kept report's estimate, the media at a flat size (`Calibration.observe`'s `flat`, kept
+    with the thinking as what the provider may count otherwise): what is neither thinking."""
+    c = calibration
+    return 0 if c.kept_report() is None else max(0, c._last_unsure - c._last_earlier - c._last_current)
+
+
+def _recall_media(calibration: tokens.Calibration, report: object, media: object) -> None:
+    """`report_media` taken back with the report it is of (`recall_report` took it: this process had
+    none of its own), so the first report here is compared with the one before less its images."""
+    c = calibration
+    kept = c.kept_report()
+    if (isinstance(media, int) and not isinstance(media, bool) and media > 0 and kept is not None
+            and isinstance(report, list) and list(kept) == report and c._last_unsure + media <= kept[1]):
+        c._last_unsure += media
 
 
 def _recall_answers(cm: _Manager, learned: dict[str, Any]) -> None:
