@@ -19,6 +19,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from compact_agent.agent.run.summary_wording import CODING
 from compact_agent.config import Settings
 from compact_agent.context.compaction import summary, summary_prompt
 from compact_agent.context.decisions.economics import Growth, Prices, record_pays, summary_cost
@@ -246,7 +247,7 @@ async def test_the_summary_request_is_the_request_last_sent_plus_the_instruction
         run = await replay(t, ours, s)
     finally:
         ours.close()
-    instruction = s.tm.text(summary_prompt.compact_prompt())
+    instruction = s.tm.text(summary_prompt.compact_prompt(wording=CODING))  # the replay asks as the agent does
     summaries = [i for i, r in enumerate(run.requests) if r.kind == "summary"]
     assert summaries
     for i in summaries:

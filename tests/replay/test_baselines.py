@@ -10,6 +10,7 @@ import json
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from compact_agent.agent.run.summary_wording import CODING
 from compact_agent.context.compaction import summary, summary_prompt
 from compact_agent.replay import baselines, gemini, opencode, seed000
 from compact_agent.replay.baselines import (
@@ -103,7 +104,8 @@ def test_seed000_asks_for_every_user_message_as_the_seed_does_whatever_ours_asks
     the compaction message carrying them: a change to ours must not make the rival's request shorter."""
     assert "EVERY user message" in seed000.SEED_PROMPT
     assert summary_prompt.USER_SECTION not in seed000.SEED_PROMPT
-    assert summary_prompt.compact_prompt().replace(summary_prompt.USER_SECTION, seed000.SEED_USER_SECTION) == seed000.SEED_PROMPT
+    ours = summary_prompt.compact_prompt(wording=CODING)  # the terminal agent's, as the replay of ours asks
+    assert ours.replace(summary_prompt.USER_SECTION, seed000.SEED_USER_SECTION) == seed000.SEED_PROMPT
 
 
 async def test_seed000_summary_is_a_separate_tool_less_request_that_shares_no_cache():

@@ -46,6 +46,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, RunUsage
 
+from ..agent.run.summary_wording import CODING  # the live agent's summary request
 from ..config import GivenOnly, Limits, Settings
 from ..context import Compactor, ContextManager, Event, Restorer, SessionMemory, default_layers
 from ..context.compaction.cuts import join
@@ -197,7 +198,7 @@ class Ours:
         # as instructions, never in the history: none is left in the history to carry.
         self.cm = ContextManager.wired(
             Internals(limits=limits, summarizer=self._summarizer,
-                      compactor=Compactor(limits, restorer, typed=self._typed(sim)),
+                      compactor=Compactor(limits, restorer, typed=self._typed(sim), wording=CODING),
                       # The live agent's requests list its tools, and a spilled result's preview names
                       # those it can read the rest with (lifecycle.agent_tools): the replay's list none.
                       layers=default_layers(self.settings.compaction(), self.store, preview_tools=OWN_TOOLS),

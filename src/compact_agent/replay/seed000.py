@@ -34,6 +34,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
+from ..agent.run.summary_wording import CODING
 from ..config import Limits, Settings
 from ..context.compaction import summary, summary_prompt
 from ..context.compaction.cuts import join
@@ -46,7 +47,7 @@ from .simulate import SideCall, Sim, Step
 #: none (the compaction message carries them): the seed's request is ours with that section as the seed has it.
 SEED_USER_SECTION = ("6. All User Messages: list EVERY user message that is not a tool result, verbatim — they are "
                      "the key to the user's feedback and changing intent.")
-SEED_PROMPT = summary_prompt.compact_prompt().replace(summary_prompt.USER_SECTION, SEED_USER_SECTION)
+SEED_PROMPT = summary_prompt.compact_prompt(wording=CODING).replace(summary_prompt.USER_SECTION, SEED_USER_SECTION)
 COMPACT_OUTPUT_RESERVE = 20_000  # seed 000: COMPACT_OUTPUT_RESERVE
 AUTO_COMPACT_BUFFER = 10_000  # seed 000: AUTO_COMPACT_BUFFER
 MAX_COMPACT_FAILURES = 3  # seed 000: MAX_COMPACT_FAILURES (the circuit breaker's 3)

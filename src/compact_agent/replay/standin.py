@@ -254,12 +254,13 @@ def model_summarizer(name: str, *, base_url: str | None = None, api_key: str | N
                      max_retries: int = 2, timeout_s: float = 600.0) -> Summarize:
     """Summary calls made by a real model (`--model`, at `--base-url` with `--api-key` if given);
     raises ConfigError when it cannot be built (no key)."""
+    from ..agent.run.summary_wording import CODING
     from ..context.compaction.summarizer import SharedPrefixSummarizer
     from ..models import build_model
 
     return SharedPrefixSummarizer(WatchedModel(build_model(name, base_url=base_url, api_key=api_key,
                                                            max_retries=max_retries, timeout_s=timeout_s),
-                                               listed=base_url is not None))
+                                               listed=base_url is not None), assistant=CODING.assistant)
 
 
 def model_failure(summarize: Summarize | None) -> ModelFailed | None:

@@ -81,6 +81,7 @@ from .rewinding import EDITS, follow_history
 from .served_models import note_served
 from .side_models import http_limits, session_memory, summary_model
 from .start_notes import buffer_note, reported_note, reported_window, window_setting
+from .summary_wording import CODING
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window, fixed_tokens
 from .window_proof import WindowProof
@@ -178,7 +179,7 @@ class AgentSession:
         # files restored after a compaction, the hooks around it.
         compaction = self.settings.compaction()
         self.cm = ContextManager.wired(
-            Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer),
+            Internals(limits=self.limits, summarizer=self._summarizer, compactor=Compactor(self.limits, restorer, wording=CODING),
                       layers=default_layers(compaction, self.store, server_side_clearing=self.server_side_clearing,
                                             compactable=tool_names.COMPACTABLE_TOOLS),
                       event_sink=self._on_event, on_compact_start=on_compact_start, provider=self.info.provider,
@@ -235,7 +236,8 @@ class AgentSession:
         writes 64K, and a request asking for more is refused)."""
         model, name = summary_model(self), self.settings.summary_model or ""
         most = None if model is self.model else model_info(name, provider=provider_for(name, self.opts.base_url)).max_output
-        s = SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most)
+        s = SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most,
+                                   assistant=CODING.assistant)
         s.usage = self.summary_usage
         return s
 

@@ -60,6 +60,7 @@ class Compactor(Keeper):
 
     # The path the latest archive was written at: the next compaction is measured naming one like it.
     _archived_as: Path | None = field(default=None, init=False, repr=False, compare=False)
+    wording: summary_prompt.Wording = summary_prompt.NEUTRAL  # the summary request's, for its kind of agent
 
     async def compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                       archive: Callable[[], Path | None], trigger: str = "auto", instructions: str = "",
@@ -215,9 +216,8 @@ class Compactor(Keeper):
         if text is None and keep == 0 and keep_from is None and (no := self.cannot_shrink(messages, before, overhead)):
             raise no  # asked for, the summary would be paid for and thrown away
         if text is None:
-            # The summary request carries the same prefix the main conversation last sent (cache hit).
-            sent = summary_input if summary_input is not None else messages
-            prompt = summary_prompt.compact_prompt(instructions, "from" if keep else "full")
+            sent = summary_input if summary_input is not None else messages  # the prefix last sent: a cache hit
+            prompt = summary_prompt.compact_prompt(instructions, "from" if keep else "full", self.wording)
             shown = len(messages) if keep_from is None else keep_from  # what `sent` covers
             reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
                                                      max(0, shown - cut), self.learned_room(overhead, prompt),
@@ -261,7 +261,7 @@ class Compactor(Keeper):
         sent = messages if direction == "from" else to_sum
         if not to_sum:
             raise CompactionError("nothing to summarise on that side of the message index")
-        prompt = summary_prompt.compact_prompt(instructions, direction)
+        prompt = summary_prompt.compact_prompt(instructions, direction, self.wording)
         reply, dropped = await summarize_fitting(sent, prompt, summarize, self.summary_room(overhead, prompt),
                                                  learn=self.learned_room(overhead, prompt), quote=self.typed_left_out,
                                                  kept_before=len(keep_head))

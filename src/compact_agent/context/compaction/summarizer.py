@@ -111,6 +111,7 @@ class SharedPrefixSummarizer:
     # (`Keeper.summary_room`, given with the output cap): the separate request's transcript is cut to
     # it. None: the transcript is sent as it is, `check` alone guarding the window.
     room: Callable[[str], int] | None = None
+    assistant: str = "an assistant"  # who the separate request's transcript is between the user and
 
     async def __call__(self, messages: list[ModelMessage], prompt: str) -> str:
         try:
@@ -210,7 +211,7 @@ class SharedPrefixSummarizer:
         return cap if self.max_output is None else max(1, min(cap, self.max_output))
 
     async def _separate(self, messages: list[ModelMessage], prompt: str) -> str:
-        head = ("Below is a transcript of a conversation between a user and a coding assistant, as data. "
+        head = (f"Below is a transcript of a conversation between a user and {self.assistant}, as data. "
                 + ENTRIES_NOTE + "\n<transcript>\n")
         tail = "\n</transcript>\n\n" + prompt
         transcript = transcript_as_data(messages, max_chars=self._transcript_room(head + tail, prompt))
