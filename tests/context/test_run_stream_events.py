@@ -211,3 +211,32 @@ async def test_the_pages_stream_example_says_each_compaction(capsys: pytest.Capt
     assert capsys.readouterr().out.splitlines() == [line for e in compactions for line in (
         f"compacting ({e.trigger}) at {e.tokens_before:,} tokens",
         f"compacted ({e.strategy}): {e.tokens_before:,} -> {e.tokens_after:,} tokens")]
+
+
+async def test_a_compactions_end_is_the_next_compaction_event_of_its_conversation() -> None:
+    """From a compaction soon after the last, the thrash guard's `escalate` comes between the start and
+    the end, where the page said the start came just before its end: a UI pairs a start with the next
+    `CompactionEvent` of its conversation (docs/library.md), which this checks of every start."""
+    seen: list[Event] = []
+    cm = ContextManager(window=3_000, event_handler=seen.append,
+                        settings=CompactionSettings(compaction_records=False, collapse_enabled=False,
+                                                    thrash_requests=8))  # each compaction comes "soon"
+    streamed: list[Any] = []
+    async with agent_for(Reader(), cm).run_stream_events("Read the whole log.", usage_limits=LIMITS) as events:
+        async for event in events:
+            streamed.append(event)
+    starts = [i for i, e in enumerate(streamed) if isinstance(e, CompactionStartedEvent)]
+    compactions = [e for e in seen if isinstance(e, CompactionEvent)]
+    assert len(starts) == len(compactions) > 1
+    between = []
+    for i in starts:
+        start = streamed[i]
+        end_at = next(j for j in range(i + 1, len(streamed)) if isinstance(streamed[j], ContextManagerEvent)
+                      and isinstance(streamed[j].event, CompactionEvent)
+                      and streamed[j].event.conversation_id == start.conversation_id)
+        end = streamed[end_at].event
+        assert (start.trigger, start.tokens_before) == (end.trigger, end.tokens_before)
+        assert not any(isinstance(e, CompactionStartedEvent) for e in streamed[i + 1:end_at])
+        between += [(e.event.layer, e.event.action) for e in streamed[i + 1:end_at] if isinstance(e, ContextManagerEvent)]
+    assert ("thrash", "escalate") in between  # the case the page now says
+    assert "of the same `conversation_id`" in DOC.read_text(encoding="utf-8")

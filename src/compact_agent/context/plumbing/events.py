@@ -285,8 +285,9 @@ class ContextManagerEvent(CapabilityEvent, namespace="compact_agent"):
 @dataclass(kw_only=True)
 class CompactionStartedEvent(CapabilityEvent, namespace="compact_agent", dispatch="immediate"):
     """A compaction of the run begins (kind "compact_agent.compaction_started"): `trigger` ("auto",
-    "reactive", ...), `tokens_before` the request it compacts. Its end is a `ContextManagerEvent`
-    whose `event` is a `CompactionEvent` (done, "failed" or "blocked")."""
+    "reactive", ...), `tokens_before` the request it compacts. Its end is the next `ContextManagerEvent`
+    whose `event` is a `CompactionEvent` (done, "failed" or "blocked") of its conversation; the
+    compaction's other events (the thrash guard's `escalate`, a failed hook's) may come between."""
 
     trigger: str
     tokens_before: int
