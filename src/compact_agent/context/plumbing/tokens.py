@@ -162,7 +162,6 @@ LOW_EVIDENCE = 2
 #: report sets no ratio (a 5-token request reported as 51 pinned every size at 4x), and serves the fit.
 TINY_REQUEST = 256
 
-
 #: Reports the fixed part is fitted from (`Calibration.fixed`): the newest, as requests change.
 FIT_REPORTS = 6
 #: Two reports tell the fixed part from the ratio only for requests this far apart in size (share of
@@ -287,13 +286,13 @@ class Calibration:
         most = 1.1 * predicted if calibrated else MAX_RATIO * estimated_input  # the most it may have been
         self._unsure_of = [] if verdict == "whole" else [*self._unsure_of, (before, most)]
         report = (reported_input, estimated_input, earlier, current)
-        if estimated_input < TINY_REQUEST:  # its framing, not the tokenizer: measured for the fit alone
-            self._reports = [*self._reports[1 - FIT_REPORTS:], report]
-            self._settle()
-            return True
+        tiny = estimated_input < TINY_REQUEST  # its framing, not the tokenizer: for the fit and `fixed`
         # Over-counting is the safe direction: bounded, not refused, and not fitted from (nor with
         # the reports before it, which were of another scale).
-        self._reports = [*self._reports[1 - FIT_REPORTS:], report] if r <= MAX_RATIO else []
+        self._reports = [*self._reports[1 - FIT_REPORTS:], report] if tiny or r <= MAX_RATIO else []
+        if tiny:
+            self._settle()
+            return True
         r = min(MAX_RATIO, r)
         self.low = self.low + 1 if r < 1.0 else 0
         # The newest sample dominates: the request it measured is the one most like the next.
@@ -318,9 +317,14 @@ class Calibration:
         self._unsure_of = []
 
     def _settle(self) -> None:
-        """`ratio` and `fixed` from what was learned: the fit when there is one, else the single ratio."""
-        fitted = _fit([(r, self.counted(e, k, c)) for r, e, k, c in self._reports])
-        self.ratio, self.fixed = fitted or (self._single, 0.0)
+        """`ratio` and `fixed` from what was learned: the fit, else the single ratio, and until a report
+        sets that, the newest (tiny) one's count beyond its estimate (at most its estimate) as `fixed`:
+        unheeded, a 300-token window's request judged 277 by characters/4 went out at 309."""
+        fitted, framing = _fit([(r, self.counted(e, k, c)) for r, e, k, c in self._reports]), 0.0
+        if self.samples == 0 and self._reports:
+            counted = self.counted(*self._reports[-1][1:])
+            framing = float(min(counted, max(0, self._reports[-1][0] - math.ceil(counted * self._single))))
+        self.ratio, self.fixed = fitted or (self._single, framing)
 
     def _vote(self, reported: int, estimated: int, earlier: int, current: int, since: tuple[int, int, int, int]) -> None:
         """What of the model's thinking the provider counts, from this report and the previous one
@@ -332,11 +336,8 @@ class Calibration:
             self._single, self.low = min(MAX_RATIO, max(MIN_RATIO, r)), 0
 
     def last_report(self) -> tuple[int, int] | None:
-        """The latest report as (reported, estimated), the estimate as the provider counts it
-        (`counted`)."""
-        if self._last is None:
-            return None
-        return self._last[0], self.counted(self._last[1], self._last_earlier, self._last_current)
+        """The latest report as (reported, estimated), the estimate as the provider counts it (`counted`)."""
+        return None if self._last is None else (self._last[0], self.counted(self._last[1], self._last_earlier, self._last_current))
 
     def kept_report(self) -> tuple[int, int, int, int] | None:
         """The latest report as (reported, estimated, and of the estimate the earlier turns' thinking
@@ -347,10 +348,8 @@ class Calibration:
     def recall_report(self, report: object, thinking: object = None) -> None:
         """Take a `kept_report` a session kept as the report before this process's first, so that
         a server cutting prompts is found out across runs of one request each, and learn the ratio
-        from it as from a report of this process: without it a resumed session measured in
-        characters/4 until its first answer, and `-c -p /compact` began from 2,995 where /status
-        said 3,113 (the provider's count). A first report of this process that finds a cut goes
-        back to the ratio before it. Anything but two positive counts (and the thinking of the
+        from it as from a report of this process (else a resumed session measured in characters/4
+        until its first answer); a first report of this process that finds a cut goes back on it. Anything but two positive counts (and the thinking of the
         estimate, the earlier turns' and the turn's own, none below 0 nor together above it) is
         ignored, as is a report once this process has one of its own. `thinking`: what the session
         learned of the model's thinking (`ThinkingCounts.to_json`), unless this process has."""
