@@ -240,3 +240,17 @@ async def test_a_compactions_end_is_the_next_compaction_event_of_its_conversatio
         between += [(e.event.layer, e.event.action) for e in streamed[i + 1:end_at] if isinstance(e, ContextManagerEvent)]
     assert ("thrash", "escalate") in between  # the case the page now says
     assert "of the same `conversation_id`" in DOC.read_text(encoding="utf-8")
+
+
+async def test_the_page_says_watch_needs_a_model_that_streams() -> None:
+    """The page's `watch` on its offline example's kind of model, a `FunctionModel` with no
+    `stream_function`, stops where pydantic-ai says why: the page says so, in pydantic-ai's words."""
+    (source,) = re.findall(r"^```python stream\n(.*?)^```$", DOC.read_text(encoding="utf-8"), re.S | re.M)
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "docs/library.md", "exec"), namespace)
+    reader = Reader()
+    agent: Agent[None, str] = Agent(FunctionModel(reader.answer), capabilities=[manager([])])
+    with pytest.raises(AssertionError) as stopped:
+        await namespace["watch"](agent, "Read the whole log.")
+    said = re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
+    assert f'"{stopped.value}"' in said and "FunctionModel(fake_llm, stream_function=...)" in said
