@@ -1,6 +1,8 @@
 """The refusal of a second conversation by a ContextManager given objects of its own reads as a
 sentence: it said "given its own store, which belong to one conversation ('one'), and cannot also
-serve ..." (a plural verb for one object, a list without "and")."""
+serve ..." (a plural verb for one object, a list without "and"). It names the arguments as
+written (`store=`), and where a run's conversation id comes from: the one passed, the history's, or
+one pydantic-ai made up (a store-backed manager's second run without an id got a new one)."""
 
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ def test_one_object_of_its_own() -> None:
     with pytest.raises(UserError) as caught:
         state_for(cm, "two")
     assert str(caught.value) == (
-        "this ContextManager cannot also serve conversation 'two': it was given its own store, which holds "
-        "conversation 'one'; if this run goes on with conversation 'one', pass conversation_id='one' to the run "
-        "or the UI adapter (a history sent through a UI's message format comes back without its id); else create "
-        "one ContextManager per conversation, or leave that argument out")
+        "this ContextManager cannot also serve conversation 'two': its store= holds conversation 'one' (a run's "
+        "conversation is the conversation_id= passed to it, else the one its message_history carries, else a new "
+        "one pydantic-ai makes up); if this run goes on with conversation 'one', pass conversation_id='one' to the "
+        "run or the UI adapter (a history sent through a UI's message format comes back without its id); else "
+        "create one ContextManager per conversation, or leave store= out")
 
 
 def test_several_objects_of_its_own() -> None:
@@ -29,5 +32,5 @@ def test_several_objects_of_its_own() -> None:
     state_for(cm, "one")
     with pytest.raises(UserError) as caught:
         state_for(cm, "two")
-    assert "its own store, layers and memory, which hold conversation 'one'; " in str(caught.value)
-    assert str(caught.value).endswith("or leave those arguments out")
+    assert "its store=, layers= and memory= hold conversation 'one' (a run's conversation is " in str(caught.value)
+    assert str(caught.value).endswith("or leave store=, layers= and memory= out")

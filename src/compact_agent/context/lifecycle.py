@@ -84,12 +84,14 @@ def state_for(cm: M, key: str, model: object = None) -> M:
         same = (f"if this run goes on with conversation {cm._conversation!r}, pass conversation_id="
                 f"{cm._conversation!r} to the run or the UI adapter (a history sent through a UI's message "
                 "format comes back without its id); else " if cm._conversation else "")
+        given = [f"{name}=" for name in cm._owned]
+        named = f"{', '.join(given[:-1])} and {given[-1]}" if len(given) > 1 else given[0]
         raise UserError(
-            f"this ContextManager cannot also serve conversation {key!r}: it was given its own "
-            + (f"{', '.join(cm._owned[:-1])} and {cm._owned[-1]}, which hold" if len(cm._owned) > 1
-               else f"{cm._owned[0]}, which holds")
-            + f" conversation {cm._conversation!r}; {same}create one ContextManager per conversation, or leave "
-            + ("those arguments" if len(cm._owned) > 1 else "that argument") + " out")
+            f"this ContextManager cannot also serve conversation {key!r}: its {named} "
+            + ("hold" if len(given) > 1 else "holds") + f" conversation {cm._conversation!r} (a run's "
+            "conversation is the conversation_id= passed to it, else the one its message_history carries, "
+            f"else a new one pydantic-ai makes up); {same}create one ContextManager per conversation, or "
+            f"leave {named} out")
     known = not cm._window_unknown and not (cm._window_of_model and model is not None and
                                             getattr(model, "context_window", None) != cm._model_window)
     other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
