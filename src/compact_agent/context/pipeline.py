@@ -138,7 +138,8 @@ class ContextManager(CompactingState):
         return await lifecycle.for_run(self, ctx)
 
     def conversation(self, conversation_id: str) -> ContextManager | None:
-        """The state kept for `conversation_id` (its store, compactions, savings), if any."""
+        """The state kept for `conversation_id` (its store, compactions, savings), to read; None when
+        none is kept (no run of it here yet, or dropped past `max_conversations`)."""
         return lifecycle.conversation(self, conversation_id)
 
     async def wrap_run(self, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
