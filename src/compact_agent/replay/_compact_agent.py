@@ -202,7 +202,8 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
         archive, why = archives.find(boundary, read)
         if archive is not None and len(chain) > MAX_CHAIN:
             archive, why = None, f"it is past the {MAX_CHAIN:,} archives the analyzer follows back"
-        if archive is not None and weight + (size := _size(archive)) > MAX_CHAIN_BYTES:
+        size = _size(archive) if archive is not None else 0
+        if archive is not None and weight + size > MAX_CHAIN_BYTES:
             archive, why = None, (f"the archives read back weigh {size_text(weight)} and it {size_text(size)}, past the "
                                   f"{size_text(MAX_CHAIN_BYTES)} the analyzer reads back in one chain")
         if archive is None:
