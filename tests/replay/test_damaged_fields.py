@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic_ai.messages import ToolCallPart
 
-from compact_agent.context.compaction.ledger import call_args
+from compact_agent.context.plumbing.file_changes import call_args
 from compact_agent.replay import batch
 from compact_agent.replay._common import ConversationBuilder
 from compact_agent.replay._openai_chat import import_chat
@@ -156,4 +156,4 @@ def test_a_gemini_cli_call_whose_args_are_a_number_costs_its_record(tmp_path: Pa
 def test_a_failure_inside_a_library_is_placed_at_the_analyzer_line_that_called_it() -> None:
     with pytest.raises(TypeError) as e:
         call_args(ToolCallPart("bash", 5))  # type: ignore[arg-type]  # json.loads(5): a TypeError in json
-    assert batch.where(e.value).startswith("at ledger.py:"), batch.where(e.value)
+    assert batch.where(e.value).startswith("at file_changes.py:"), batch.where(e.value)
