@@ -58,6 +58,7 @@ from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
 from .plumbing.refusal import window_refusal
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.settings import estimate_margin
 from .plumbing.silent_cut import a_server
 from .plumbing.stores import HistoryStore
 from .refit import cut_boundary, refit_newest
@@ -234,14 +235,15 @@ class ContextManager(CompactingState):
         self.run_stream.ctx = ctx  # a compaction's start goes to the run's stream with it (plumbing/events.py)
         with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary request is one of the run's
             view, tokens_now, _ = await self.prepare_view(ctx.messages)
-        size = max(tokens_now, self.fit_size(view))
-        if size > self.limits.window - self.answer_asked:  # even the last-resort shrink could not bring it under
+        size, margin = max(tokens_now, self.fit_size(view)), estimate_margin(self.limits.window)
+        if size > self.limits.window - max(margin, self.answer_asked):  # the last-resort shrink could not bring it under
             fixed = self.calibration.tokens(self.overhead)
             self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed,
                                                                     "max_tokens": self.answer_asked}))
             await self.run_stream.send(ctx)
             raise WindowTooSmallError(window_refusal(view, size=size, window=self.limits.window, fixed=fixed,
-                                                     scale=self.calibration.tokens, answer=self.answer_asked))
+                                                     scale=self.calibration.tokens, answer=self.answer_asked,
+                                                     margin=margin if size <= self.limits.window - self.answer_asked else 0))
         request_context.messages = list(view)
         await self.run_stream.send(ctx)  # what the layers and a compaction did for it, before its response
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)

@@ -44,12 +44,14 @@ class NoRoomForConversation(ModelContextWindowExceededError):
 
 
 def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixed: int,
-                   scale: Callable[[int], int], answer: int = 0) -> str:
+                   scale: Callable[[int], int], answer: int = 0, margin: int = 0) -> str:
     """One line: the request's `size` against `window`, split into the instructions and tool
     definitions (`fixed`, calibrated), the tool results left in `view` (as previews) and the rest
     of the messages, with what to do about the largest. `scale` calibrates an estimate. `answer`:
-    the `max_tokens` the request asks for, which the window holds with the request."""
-    room, prompt_room, fewer = _room(window, answer)
+    the `max_tokens` the request asks for, which the window holds with the request; `margin`: what
+    is kept free for the estimate's error where it is more (a request estimated at 268 tokens for a
+    270-token window was sent, and counted 272)."""
+    room, prompt_room, fewer = _room(window, answer, margin)
     if fixed >= prompt_room:
         return fixed_refusal(fixed, window, answer=answer)
     results = [p for m in view if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
@@ -66,8 +68,11 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
             f"{shares[0][2]}{fewer}")
 
 
-def _room(window: int, answer: int) -> tuple[str, int, str]:
+def _room(window: int, answer: int, margin: int = 0) -> tuple[str, int, str]:
     """The window as a refusal names it, the room it leaves a prompt, and what a shorter answer adds."""
+    if margin > answer:
+        return (f"context window is {window:,} less the {margin:,} kept free for the estimate's error "
+                f"({window - margin:,})"), window - margin, ""
     if not answer:
         return f"context window is {window:,}", window, ""
     return (f"context window is {window:,} less the {answer:,} its max_tokens asks for the answer "
