@@ -41,7 +41,9 @@ async def test_model_without_a_name_changes_the_window_of_the_model_in_use(tmp_p
     assert "window 64,000 → 80,000 · model fake-model, as it was" in run.out
 
 
-async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
+async def test_model_without_a_name_has_the_checks_and_leaves_a_print_runs_history(tmp_path):
+    """Said as `-p` says it: a switch made by a run that sends nothing more compacts nothing, the
+    session keeping its history (the REPL's /model compacts first: the test below)."""
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)
         try:
@@ -52,14 +54,15 @@ async def test_model_without_a_name_has_the_checks_and_compacts_first(tmp_path):
                 await s.run_turn(f"turn {i}")
             window = 6_144  # its threshold is below what the conversation holds now, as its layers shape it
             assert s.context_tokens() > 7_000
-            out = await show(s, f"/model --window {window}")
+            before = s.store.path.read_bytes()
+            out = " ".join((await show(s, f"/model --window {window}")).split())
             clean(out)
-            assert "compacted (manual, full): " in out, out  # said as -p /compact says it, with its archive
-            archive = out.split("full transcript archived at ")[1].split()[0]
-            assert (tmp_path / "home").as_posix() in archive and archive.endswith(".jsonl"), out
+            assert "compacted" not in out.replace("not compacted", ""), out
+            assert "not compacted: the context" in out and "the session keeps its history as it was" in out, out
             assert f"window 32,768 → {window:,} · model fake-model, as it was" in out
             assert s.cm.limits.window == window and s.info.name == "fake-model"
-            assert s.context_tokens() < s.cm.limits.threshold
+            assert s.store.path.read_bytes().startswith(before)  # nothing rewritten
+            assert s.context_tokens() > s.cm.limits.threshold
         finally:
             s.close()
 

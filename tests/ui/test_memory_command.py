@@ -34,6 +34,7 @@ async def test_memory_command(tmp_path):
     assert s.memory is not None
     s.memory.path.parent.mkdir(parents=True, exist_ok=True)
     s.memory.path.write_text(notes)
+    s.store.save_prompt("hello")  # typed, as the REPL saves it: a new session holding nothing typed goes at close
     s.store.append([ModelRequest(parts=[UserPromptPart("hello")])])
     sid = s.session_id
     s.close()
