@@ -108,10 +108,18 @@ async def test_a_paste_before_the_first_prompt_is_still_one(tmp_path: Path) -> N
     assert run.prompts == [LOG.rstrip("\n")], run.prompts
 
 
+class Pressed(list[str]):
+    """The keys `/stuck` presses, and `waiting`: set once it pressed them and the REPL read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = asyncio.Event()
+
+
 @pytest.fixture
-def stuck() -> Iterator[list[str]]:
+def stuck() -> Iterator[Pressed]:
     """`/stuck`: a command that waits for ever while the user presses `pressed`."""
-    pressed: list[str] = []
+    pressed = Pressed()
 
     @command("stuck", "waits for ever")
     async def _stuck(s: Any, args: str, c: Any) -> None:
@@ -119,27 +127,31 @@ def stuck() -> Iterator[list[str]]:
         inp.send_text(pressed.pop(0))
         await read_by_the_repl(inp)
         c.print("still waiting")
+        pressed.waiting.set()
         await asyncio.Event().wait()
 
     yield pressed
     COMMANDS.pop("stuck", None)
 
 
-async def test_ctrl_c_read_as_a_key_stops_the_command(tmp_path: Path, stuck: list[str]) -> None:
+async def test_ctrl_c_read_as_a_key_stops_the_command(tmp_path: Path, stuck: Pressed) -> None:
     """Its keys read in raw mode, the terminal sends no SIGINT for Ctrl-C: the reader stops it."""
     stuck[:] = ["\x03"]
     run = await drive(tmp_path, echo, ["/stuck\r", "after\r"])
     assert "interrupted" in run.out and run.prompts == ["after"], run.out
 
 
-async def test_esc_does_not_stop_a_command(tmp_path: Path, stuck: list[str]) -> None:
+async def test_esc_does_not_stop_a_command(tmp_path: Path, stuck: Pressed) -> None:
     stuck[:] = ["\x1b"]
     pipe: list[Any] = []
     task = asyncio.ensure_future(drive(tmp_path, echo, ["/stuck\r"], pipe=pipe))
-    for _ in range(2000):
-        await asyncio.sleep(0)
-        if task.done() or (pipe and stuck == [] and not select.select([pipe[0].fileno()], [], [], 0)[0]):
-            break
+    # Until the command pressed Esc and the REPL read it: the session is built with threads of its
+    # own (its imports, asking a local server for its window), so no count of the loop's turns
+    # says when the command runs; a Ctrl-C sent before it reached the prompt, and the run went on.
+    waiting = asyncio.ensure_future(stuck.waiting.wait())
+    await asyncio.wait([task, waiting], timeout=60, return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    assert stuck.waiting.is_set() and not task.done(), task
     for _ in range(50):  # the Esc read, and some turns of the loop after it
         await asyncio.sleep(0)
     assert not task.done()
