@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .agent.run import server_turns
+from .agent.run import server_report, server_turns
 from .agent.run.server_keys import matches
 from .agent.run.server_windows import Kept, every, forget, path_in
 from .cli_help import fail
@@ -122,9 +122,10 @@ def forget_windows(home: Path, which: str, model: str | None, json_out: bool) ->
     An endpoint with nothing kept is an error (a URL mistyped), `all` with nothing kept is not."""
     try:
         gone = forget(home, which, model)
+        quiet = server_report.forget_quiet(home, which, model)
     except OSError as e:
         raise fail(f"could not change {path_in(home)}: {e.strerror or e}") from None
-    if not gone and which != "all":
+    if not gone and not quiet and which != "all":
         listed = sorted({endpoint_named(url) for url, _, _ in every(home)})
         there = f"{model} at {which}" if model else which
         known = f"; kept: {', '.join(listed)}" if listed else "; none is kept"
@@ -133,12 +134,24 @@ def forget_windows(home: Path, which: str, model: str | None, json_out: bool) ->
             if joined else ""
         raise fail(f"--forget-window: no window is remembered for {_shown(there)}{known}{also}")
     if json_out:
-        sys.stdout.write(json.dumps({"forgotten": [as_json(*row) for row in gone]}, ensure_ascii=False,
-                                    indent=1) + "\n")
+        sys.stdout.write(json.dumps({"forgotten": [as_json(*row) for row in gone], **_quiet_json(quiet)},
+                                    ensure_ascii=False, indent=1) + "\n")
         return
-    if not gone:
+    if not gone and not quiet:
         sys.stdout.write("no server window was remembered\n")
     _say_windows_gone(gone)
+    _say_quiet_gone(quiet)
+
+
+def _quiet_json(quiet: list[tuple[str, str]]) -> dict[str, Any]:
+    """The servers forgotten to have reported no window, for `--json` (said only when there are some)."""
+    return {"unreported": [{"url": endpoint_named(url), "model": m} for url, m in quiet]} if quiet else {}
+
+
+def _say_quiet_gone(quiet: list[tuple[str, str]]) -> None:
+    for url, m in quiet:
+        sys.stdout.write(f"forgot that {endpoint_named(url)} reported no window for {_shown(m)}; the next session "
+                         "there asks it again\n")
 
 
 def _say_windows_gone(gone: list[tuple[str, str, Kept]]) -> None:
@@ -154,21 +167,23 @@ def forget_server(home: Path, which: str, model: str | None, json_out: bool) -> 
     try:
         windows = forget(home, which, model)
         joined = server_turns.forget(home, which, model)
+        quiet = server_report.forget_quiet(home, which, model)
     except OSError as e:
         raise fail(f"could not change {path_in(home).parent}: {e.strerror or e}") from None
-    if not windows and not joined and which != "all":
+    if not windows and not joined and not quiet and which != "all":
         listed = sorted({endpoint_named(url) for url, _, _ in [*every(home), *server_turns.every(home)]})
         there = f"{model} at {which}" if model else which
         known = f"; kept: {', '.join(listed)}" if listed else "; nothing is kept"
         raise fail(f"--forget-server: nothing is remembered of {_shown(there)}{known}")
     if json_out:
         gone = {"server_windows": [as_json(*row) for row in windows],
-                "joined_user_messages": [joined_as_json(*row) for row in joined]}
+                "joined_user_messages": [joined_as_json(*row) for row in joined], **_quiet_json(quiet)}
         sys.stdout.write(json.dumps({"forgotten": gone}, ensure_ascii=False, indent=1) + "\n")
         return
-    if not windows and not joined:
+    if not windows and not joined and not quiet:
         sys.stdout.write("nothing was remembered of any server\n")
     _say_windows_gone(windows)
+    _say_quiet_gone(quiet)
     for url, m, learned in joined:
         at = f" ({when(learned)})" if learned else ""
         sys.stdout.write(f"forgot that {_shown(m)} at {endpoint_named(url)} wants user messages joined{at}; runs there "

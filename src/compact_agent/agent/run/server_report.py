@@ -247,3 +247,26 @@ def keep_quiet(home: Path, key: str, model: str, now: datetime | None = None) ->
         kept = {url: fresh for url, models in kept.items()
                 if (fresh := {m: t for m, t in models.items() if (w := _when(t)) is not None and now - w < QUIET_FOR})}
         atomic_write(path, (json.dumps({"unreported": kept}, indent=1, sort_keys=True) + "\n").encode())
+
+
+def forget_quiet(home: Path, which: str, model: str | None = None) -> list[tuple[str, str]]:
+    """Forget that the endpoint `which` names (server_keys.matches; "all" for every one) reported no
+    window, only for `model` when given, so the next session there asks it again (`config
+    --forget-window` and `--forget-server`); returns the (endpoint, model) pairs forgotten. Raises OSError."""
+    from ...session.files import atomic_write
+    from .server_keys import matches
+    from .server_windows import locked
+
+    path = _quiet_path(home)
+    if not path.exists():
+        return []
+    with locked(path):
+        kept = _quiet_read(path)
+        gone = [(url, m) for url in sorted(kept) if matches(url, which)
+                for m in sorted(kept[url]) if model is None or m == model]
+        if gone:
+            for url, m in gone:
+                del kept[url][m]
+            kept = {url: models for url, models in kept.items() if models}
+            atomic_write(path, (json.dumps({"unreported": kept}, indent=1, sort_keys=True) + "\n").encode())
+    return gone
