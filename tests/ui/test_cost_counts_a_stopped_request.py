@@ -39,8 +39,8 @@ def stall(handler: Any, begun: list[bytes], pipe: list[Any]) -> None:
         for n, data in enumerate([*begun, *[b": waiting\n\n"] * 400]):
             handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             handler.wfile.flush()
-            if n == len(begun):
-                pipe[0].send_text("\x03")  # Ctrl-C, once the reply has begun
+            if n == len(begun) + 10:  # Ctrl-C once the reply has begun, and ten paces (0.2 s) later: the
+                pipe[0].send_text("\x03")  # client has read its first events, also on a busy machine
             time.sleep(0.02)  # the server's pace, not the test's clock: a stream that stalls
     handler.close_connection = True
 
