@@ -75,23 +75,9 @@ def test_a_server_on_this_machine_is_never_proxied(cli, host: str) -> None:
 def test_an_https_endpoint_is_tunnelled(cli) -> None:
     """Through HTTPS_PROXY an https endpoint is asked for with CONNECT host:443: the proxy sees no
     path, no header of the request and never the key. It refuses the tunnel here, said as the proxy's."""
-    got: list[bytes] = []
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(8)
+    listener, got = raw_proxy(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+    with listener:
         port = listener.getsockname()[1]
-
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                with conn:
-                    got.append(conn.recv(65536))
-                    conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-
-        threading.Thread(target=serve, daemon=True).start()
         res = cli("-p", "hi", "--model", "fake-model", "--base-url", "https://model.test/v1",
                   env={"OPENAI_API_KEY": "sk-NEVER-IN-CLEAR", "HTTPS_PROXY": f"http://127.0.0.1:{port}"})
     assert got and all(g.startswith(b"CONNECT model.test:443 HTTP/1.1\r\n") for g in got), got
@@ -127,8 +113,9 @@ def test_a_proxy_whose_address_cannot_be_read_is_said(cli, address: str) -> None
     assert "); correct HTTP_PROXY, or unset it" in line, line
 
 
-def hanging_up_proxy() -> tuple[socket.socket, list[bytes]]:
-    """A proxy that takes the connection, reads what it is asked and closes without a word."""
+def raw_proxy(answer: bytes = b"") -> tuple[socket.socket, list[bytes]]:
+    """A proxy that takes each connection, reads what it is asked, sends `answer` (none: it hangs up
+    without a word) and closes it."""
     got: list[bytes] = []
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -142,6 +129,7 @@ def hanging_up_proxy() -> tuple[socket.socket, list[bytes]]:
                 return
             with conn:
                 got.append(conn.recv(65536))
+                conn.sendall(answer)
 
     threading.Thread(target=serve, daemon=True).start()
     return listener, got
@@ -151,7 +139,7 @@ def hanging_up_proxy() -> tuple[socket.socket, list[bytes]]:
 def test_a_proxy_that_hangs_up_is_said_as_the_proxy(cli, endpoint: str) -> None:
     """Closed without answering the CONNECT (or the request it was to pass on): the proxy hung up,
     not the endpoint, which nothing reached."""
-    listener, got = hanging_up_proxy()
+    listener, got = raw_proxy()
     with listener:
         port = listener.getsockname()[1]
         variable = "HTTPS_PROXY" if endpoint.startswith("https") else "HTTP_PROXY"
