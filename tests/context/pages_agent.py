@@ -29,17 +29,49 @@ def page_text(n: int) -> str:
     return f"page {n}: " + " ".join(f"tok{n}x{i}" for i in range(350))
 
 
-def reading(summary: str) -> Callable[[ChatRequest], Reply]:
-    """The server's answers: `summary` to a summary request, else the next page's read, then "done"."""
+Answer = Callable[[ChatRequest, int], Reply | None]
+"""A test's own answer to a request, given the pages read so far: None leaves it to the reading."""
+
+
+def output_call(read: int) -> Reply:
+    """A call of pydantic-ai's output tool for an agent whose output type is `{"read": int}`."""
+    return Reply.tools([("final_result", {"read": read})])
+
+
+def eager(summary: str) -> Answer:
+    """A model eager to give its structured answer: to a summary request that offers the output tool,
+    a call of it (`{"read": 0}`); to one that does not, `summary`."""
+    def answer(req: ChatRequest, read: int) -> Reply | None:
+        if not is_summary_request(req):
+            return None
+        if "final_result" in req.tool_names:
+            return output_call(0)
+        return Reply.text(summary)
+    return answer
+
+
+def done(read: int) -> Reply:
+    """The answer in text once every page is read."""
+    return Reply.text("done")
+
+
+def reading(summary: str | Answer, final: Callable[[int], Reply] | None = done
+            ) -> Callable[[ChatRequest], Reply]:
+    """The server's answers: `summary` to a summary request (or, given an `Answer`, its reply to any
+    request it answers), else the next page's read, and after the last page `final(pages read)`; with
+    `final=None` the reading goes on past the last page, for an `Answer` that ends the run itself."""
     pages = {"n": 0}
 
     def responder(req: ChatRequest) -> Reply:
-        if is_summary_request(req):
+        if callable(summary):
+            if (own := summary(req, pages["n"])) is not None:
+                return own
+        elif is_summary_request(req):
             return Reply.text(summary)
-        if pages["n"] < PAGES:
+        if final is None or pages["n"] < PAGES:
             pages["n"] += 1
             return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.text("done")
+        return final(pages["n"])
     return responder
 
 

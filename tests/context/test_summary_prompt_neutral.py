@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from tests.fakes.openai_server import ChatRequest, Reply
-
-from .pages_agent import is_summary_request, run_pages
+from .pages_agent import eager, is_summary_request, output_call, reading, run_pages
 
 CODING_WORDS = ("read_file", "bash", "grep", "todo_write", "Files and Code", "file names and code", "coding assistant")
 
@@ -20,19 +18,9 @@ class Pages(BaseModel):
 
 
 async def test_a_library_agents_summary_requests_name_no_coding_tool() -> None:
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if is_summary_request(req):  # the shared request, refused by its call, then the separate one
-            if "final_result" in req.tool_names:
-                return Reply.tools([("final_result", {"read": 0})])
-            return Reply.text("<summary>Pages read so far.</summary>")
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.tools([("final_result", {"read": pages["n"]})])
-
-    run = await run_pages(responder, output_type=Pages)
+    # the shared summary request, answered with a call of the output tool, then the separate one
+    run = await run_pages(reading(eager("<summary>Pages read so far.</summary>"), final=output_call),
+                          output_type=Pages)
 
     summaries = [str(r.messages[-1].get("content")) for r in run.server.requests if is_summary_request(r)]
     assert any("<transcript>" in s for s in summaries) and any("<transcript>" not in s for s in summaries)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from compact_agent.context import CompactionEvent
 from tests.fakes.openai_server import ChatRequest, Reply
 
-from .pages_agent import is_summary_request, run_pages
+from .pages_agent import eager, is_summary_request, output_call, reading, run_pages
 
 
 class Pages(BaseModel):
@@ -20,21 +20,16 @@ class Pages(BaseModel):
 
 
 async def test_a_summary_for_an_agent_with_an_output_type_is_one_request_with_its_tools() -> None:
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
+    def answer(req: ChatRequest, read: int) -> Reply | None:
         choice = req.tool_choice
         forced = choice == "required" or (isinstance(choice, dict) and choice.get("type") == "function")
         if is_summary_request(req) and not forced:
             return Reply.text("<summary>Pages read so far.</summary>")
         if forced and isinstance(choice, dict) and choice["function"]["name"] == "final_result":
-            return Reply.tools([("final_result", {"read": pages["n"]})])  # as the API must
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.tools([("final_result", {"read": pages["n"]})])
+            return output_call(read)  # as the API must
+        return None
 
-    run = await run_pages(responder, output_type=Pages)
+    run = await run_pages(reading(answer, final=output_call), output_type=Pages)
     result, server, events = run.result, run.server, run.events
 
     assert result.output == Pages(read=25)
@@ -69,18 +64,15 @@ async def test_a_summary_for_an_agent_with_native_output_is_not_held_to_its_sche
     provider enforces: the summary came back as `{"read": 0}` and stood for the whole conversation."""
     from pydantic_ai import NativeOutput
 
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
+    def answer(req: ChatRequest, read: int) -> Reply | None:
         schema = req.body.get("response_format", {}).get("type") == "json_schema"
-        if schema and (is_summary_request(req) or pages["n"] >= 25):
-            return Reply.text(json.dumps({"read": pages["n"] if not is_summary_request(req) else 0}))
+        if schema and (is_summary_request(req) or read >= 25):
+            return Reply.text(json.dumps({"read": read if not is_summary_request(req) else 0}))
         if is_summary_request(req):
             return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
-        pages["n"] += 1
-        return Reply.tools([("read", {"page": pages["n"]})])
+        return None
 
-    run = await run_pages(responder, output_type=NativeOutput(Pages))
+    run = await run_pages(reading(answer, final=None), output_type=NativeOutput(Pages))
     result, cm, server = run.result, run.cm, run.server
 
     assert result.output == Pages(read=25) and cm.compactions
@@ -97,17 +89,15 @@ async def test_a_summary_for_an_agent_with_prompted_output_is_asked_for_in_text(
     summary could only come back as JSON and stand for the whole conversation."""
     from pydantic_ai import PromptedOutput
 
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if req.body.get("response_format") and (is_summary_request(req) or pages["n"] >= 25):
-            return Reply.text(json.dumps({"read": pages["n"] if not is_summary_request(req) else 0}))
+    def answer(req: ChatRequest, read: int) -> Reply | None:
+        if req.body.get("response_format") and (is_summary_request(req) or read >= 25):
+            return Reply.text(json.dumps({"read": read if not is_summary_request(req) else 0}))
         if is_summary_request(req):
             return Reply.text("<summary>Pages 1 to 25 read, one tool call each.</summary>")
-        pages["n"] += 1
-        return Reply.tools([("read", {"page": pages["n"]})])
+        return None
 
-    run = await run_pages(responder, output_type=PromptedOutput(Pages), instructions="Read carefully.")
+    run = await run_pages(reading(answer, final=None), output_type=PromptedOutput(Pages),
+                          instructions="Read carefully.")
     result, cm, server = run.result, run.cm, run.server
 
     assert result.output == Pages(read=25) and cm.compactions
@@ -140,17 +130,7 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
 async def test_what_each_summary_request_used_is_on_its_compaction_event() -> None:
     """No event said what the library's own requests used: a developer could not count what the
     summaries cost. (They count in the run's usage too: test_summary_counts_in_the_run.py.)"""
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if is_summary_request(req):
-            return Reply.text("<summary>Pages read so far.</summary>")
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.text("done")
-
-    run = await run_pages(responder)
+    run = await run_pages(reading("<summary>Pages read so far.</summary>"))
     result, server, events = run.result, run.server, run.events
 
     summaries = [r for r in server.requests if is_summary_request(r)]
@@ -167,19 +147,9 @@ async def test_a_summary_reply_calling_the_output_tool_goes_to_the_separate_requ
     """A model that answers the summary request by calling the offered output tool was refused and
     asked again with the tool offered again, called it again, and only the separate request (no tools)
     got the summary: three requests a compaction. Now the call sends the separate request next: two."""
-    pages = {"n": 0}
-
-    def responder(req: ChatRequest) -> Reply:
-        if req.messages[-1]["role"] == "user" and "<summary>" in str(req.messages[-1].get("content")):
-            if "final_result" in req.tool_names:  # eager to give its structured answer
-                return Reply.tools([("final_result", {"read": 0})])
-            return Reply.text("<summary>Pages read so far.</summary>")
-        if pages["n"] < 25:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.tools([("final_result", {"read": pages["n"]})])
-
-    run = await run_pages(responder, output_type=Pages)
+    # the summary request answered with a call of the output tool while it is offered
+    run = await run_pages(reading(eager("<summary>Pages read so far.</summary>"), final=output_call),
+                          output_type=Pages)
     result, server, events = run.result, run.server, run.events
 
     assert result.output == Pages(read=25)
