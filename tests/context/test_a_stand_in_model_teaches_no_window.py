@@ -26,33 +26,16 @@ from compact_agent.context import (
 )
 from compact_agent.context.plumbing.silent_cut import a_server
 
-from .test_kept_results_newest_run import FAILED, PASSED, provider
+from .fixing_agent import PASSED, fix_then_read, provider
 
 
 async def test_a_function_models_own_counts_teach_no_window_and_the_compaction_goes_ahead() -> None:
-    """The run of tests/context/test_kept_results_newest_run.py with microcompact keeping six results."""
+    """The run of tests/context/test_kept_results_newest_run.py (fixing_agent.py) with microcompact
+    keeping six results."""
     events: list[Event] = []
     settings = CompactionSettings(compaction_records=False, microcompact_keep_recent=6)
     cm = ContextManager(window=32_000, store=InMemoryStore(), settings=settings, event_handler=events.append)
-    agent = Agent(FunctionModel(provider), capabilities=[cm])
-    state = {"fixed": False}
-
-    @agent.tool_plain
-    def run_tests() -> str:
-        return PASSED if state["fixed"] else FAILED
-
-    @agent.tool_plain
-    def fix() -> str:
-        state["fixed"] = True
-        return "Edited src/parse.py."
-
-    @agent.tool_plain
-    def read(page: int) -> str:
-        return f"page {page}: " + "word " * 1_500
-
-    history: list[ModelMessage] = []
-    for prompt in ("Run the tests.", "Fix it.", "Read the pages."):
-        history = (await agent.run(prompt, message_history=history)).all_messages()
+    history = await fix_then_read(cm)
 
     assert cm.limits.window == 32_000
     assert cm.calibration.cut_to() is None

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -24,78 +23,21 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import FunctionModel
 
 from compact_agent.context import CompactionSettings, Compactor, ContextManager, InMemoryStore, Limits
 from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.plumbing.markers import KEY
 from compact_agent.context.plumbing.rounds import unpaired
-from compact_agent.context.testing import reply_to_library_request
 
-FAILED = "FAILED tests/test_parse.py::test_parse_empty - ValueError\n1 failed, 4 passed"
-PASSED = "5 passed in 0.12s"
+from .fixing_agent import PASSED, fix_then_read, provider
+
 WHOLE_MARK = {"compact_agent": {"synthetic": "restore", "whole": True}}  # Restorer.reread: the file uncut
-
-
-def _prompt(messages: list[ModelMessage]) -> str:
-    for m in reversed(messages):
-        if isinstance(m, ModelRequest):
-            for p in m.parts:
-                if isinstance(p, UserPromptPart) and isinstance(p.content, str):
-                    return p.content
-    return ""
-
-
-def _since_prompt(messages: list[ModelMessage]) -> list[str]:
-    """The tools called since the user's latest message."""
-    names: list[str] = []
-    for m in reversed(messages):
-        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts):
-            break
-        if isinstance(m, ModelResponse):
-            names += [p.tool_name for p in m.parts if isinstance(p, ToolCallPart)]
-    return names[::-1]
-
-
-def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    if (reply := reply_to_library_request(messages, "Fixing the failing parser test.")) is not None:
-        return reply
-    prompt, done = _prompt(messages), _since_prompt(messages)
-    if prompt.startswith("Run the tests"):
-        return ModelResponse(parts=[ToolCallPart("run_tests", {})] if not done else [TextPart("One test fails.")])
-    if prompt.startswith("Fix it"):  # names the failing test (a reach back into the first run), fixes it, runs again
-        if not done:
-            return ModelResponse(parts=[TextPart("I will fix test_parse_empty in src/parse.py."),
-                                        ToolCallPart("fix", {})])
-        if done == ["fix"]:
-            return ModelResponse(parts=[ToolCallPart("run_tests", {})])
-        return ModelResponse(parts=[TextPart("All tests pass now.")])
-    if len(done) < 3:  # padding that moves the test runs out of the verbatim tail
-        return ModelResponse(parts=[ToolCallPart("read", {"page": len(done) + 1})])
-    return ModelResponse(parts=[TextPart("Read them.")])
 
 
 async def test_the_result_kept_is_the_newest_run_of_its_call() -> None:
     cm = ContextManager(window=32_000, store=InMemoryStore(), settings=CompactionSettings(compaction_records=False))
-    agent = Agent(FunctionModel(provider), capabilities=[cm])
-    state = {"fixed": False}
-
-    @agent.tool_plain
-    def run_tests() -> str:
-        return PASSED if state["fixed"] else FAILED
-
-    @agent.tool_plain
-    def fix() -> str:
-        state["fixed"] = True
-        return "Edited src/parse.py."
-
-    @agent.tool_plain
-    def read(page: int) -> str:
-        return f"page {page}: " + "word " * 1_500
-
-    history: list[ModelMessage] = []
-    for prompt in ("Run the tests.", "Fix it.", "Read the pages."):
-        history = (await agent.run(prompt, message_history=history)).all_messages()
+    history = await fix_then_read(cm)
 
     compacted = await cm.compact_now(history, model=FunctionModel(provider))
 
