@@ -22,16 +22,15 @@ import pytest
 
 from compact_agent.agent.run import server_windows
 from compact_agent.agent.run.options import SessionOptions
-from compact_agent.config import Settings
 from compact_agent.ui.print_mode import run_print
 from tests.e2e.scripted import FileTaskAgent, is_summary_request, make_project, task_text
-from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fixed_part import window
 
+from .failing_compact import NO_RETRIES, failing_summaries
 from .repl_driver import drive
 
 N = 4
-NO_RETRIES = Settings(memory_enabled=False, max_retries=0, transient_retries=0)
 
 
 def options(tmp_path: Path, server: FakeOpenAIServer, **more: Any) -> SessionOptions:
@@ -60,21 +59,6 @@ def test_compact_learns_the_servers_window_from_its_refused_summary(tmp_path: Pa
         assert asyncio.run(run_print(at_small, "/status")) == 0  # the session keeps it too
         assert f"/ window {size:,} tokens" in capsys.readouterr().out
     assert len(small.rejected) == 1
-
-
-def failing_summaries(tmp_path: Path) -> FakeOpenAIServer:
-    (tmp_path / "project").mkdir()
-    (tmp_path / "project" / "notes.txt").write_text("alpha\n" * 200)
-
-    def responder(req: Any) -> Reply:
-        if not any(m.get("role") == "tool" for m in req.messages):
-            return Reply.tools([("read_file", {"path": "notes.txt"})])
-        return Reply.text("read it " * 200)
-
-    def faults(req: Any, attempt: int) -> Fault | None:
-        return Fault.http(500) if is_summary_request(req) else None
-
-    return FakeOpenAIServer(responder, faults=faults)
 
 
 #: The summary request's second form failed as the first did: said, with the requests of both.

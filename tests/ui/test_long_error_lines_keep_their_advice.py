@@ -8,38 +8,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from compact_agent.error_causes import LINE_LIMIT, bounded
 from compact_agent.error_text import describe_error
-from tests.e2e.scripted import is_summary_request
-from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
+from .failing_compact import NO_RETRIES, failing_summaries
 from .repl_driver import drive
-from .test_compact_on_a_smaller_server import NO_RETRIES
 
 #: What the provider said, long: its words run well past what one line may hold.
 SAID = "the summary backend is overloaded: " + " ".join(f"shard-{i} busy" for i in range(60))
 
 
-def failing_summaries(tmp_path: Path) -> FakeOpenAIServer:
-    (tmp_path / "project").mkdir()
-    (tmp_path / "project" / "notes.txt").write_text("alpha\n" * 200)
-
-    def responder(req: Any) -> Reply:
-        if not any(m.get("role") == "tool" for m in req.messages):
-            return Reply.tools([("read_file", {"path": "notes.txt"})])
-        return Reply.text("read it " * 200)
-
-    def faults(req: Any, attempt: int) -> Fault | None:
-        body = {"error": {"message": SAID, "type": "server_error"}}
-        return Fault.http(500, body) if is_summary_request(req) else None
-
-    return FakeOpenAIServer(responder, faults=faults)
-
-
 async def test_a_failed_compact_with_a_long_provider_message_ends_with_its_advice(tmp_path: Path) -> None:
-    with failing_summaries(tmp_path) as server:
+    with failing_summaries(tmp_path, SAID) as server:
         run = await drive(tmp_path, None, ["read notes.txt\r", "/compact\r"], server=server, settings=NO_RETRIES)
     said = " ".join(run.out.split())
     found = re.search(r"not compacted: .*?; nothing was changed; /compact again to retry", said)
