@@ -22,6 +22,15 @@ from .test_gemini_cli_chats import META, call
 ENV = {"id": "env", "timestamp": "2026-08-20T10:00:00.100Z", "type": "user",
        "content": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
 BIG = "x = 1\n" * 2_000
+#: A resume the next day: the context turn it puts in front (the fixed id, that day's date), the one a
+#: release of May 2026 had saved under an id of its own, and the turn after the resume.
+NEXT_DAY = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
+                                        "August 21, 2026.\n</session_context>"}]}
+OWN = {**ENV, "id": "5c1f0e9a-2b7d-4e3a-9f61-0d8c2a7b4e15"}
+AFTER_RESUME: list[dict[str, Any]] = [
+    {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
+    {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
+     "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
 
 
 def turn() -> list[dict[str, Any]]:
@@ -174,23 +183,17 @@ def test_a_resume_that_makes_the_session_context_again_is_no_rewrite(tmp_path: P
     that day's date and folder tree; a file begun before May 2026 gets one it never had. Before, the
     changed message 0 was taken for a compression: every recorded size was thrown out of the fit."""
     messages = turn()
-    more: list[dict[str, Any]] = [
-        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
-        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
-         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
-    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
-                                            "August 21, 2026.\n</session_context>"}]}
     for begun in ([as_set([ENV]), *messages], messages):  # with the context turn, and before releases wrote one
-        transcript = load_transcript(write(tmp_path, [{**META, "kind": "main"}, *begun, as_set([next_day, *messages]),
-                                                      *more]))
+        transcript = load_transcript(write(tmp_path, [{**META, "kind": "main"}, *begun, as_set([NEXT_DAY, *messages]),
+                                                      *AFTER_RESUME]))
         assert_valid_conversation(transcript.messages)
         assert transcript.recorded_compactions == [] and transcript.warnings == []
         assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000, 17_100]
         assert typed_texts(transcript.messages, transcript.harness_texts) == ["read a and b", "thanks"]
     # a real rewrite of the context turn's neighbours is still one
-    compressed = as_set([next_day, {"id": "s1", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user",
+    compressed = as_set([NEXT_DAY, {"id": "s1", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user",
                                     "content": [{"text": "Summary of the conversation so far."}]}])
-    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, compressed, *more]))
+    transcript = load_transcript(write(tmp_path, [META, as_set([ENV]), *messages, compressed, *AFTER_RESUME]))
     assert len(transcript.recorded_compactions) == 1
 
 
@@ -199,15 +202,8 @@ def test_a_resume_that_drops_a_context_turn_saved_under_an_id_of_its_own_is_no_r
     it and puts a new one in front under the fixed id. Before, the first message seen had changed: taken for a
     compression at the start, every recorded size was thrown out of the fit, and the replay had no context turn."""
     messages = turn()
-    own = {**ENV, "id": "5c1f0e9a-2b7d-4e3a-9f61-0d8c2a7b4e15"}
-    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
-                                            "August 21, 2026.\n</session_context>"}]}
-    more: list[dict[str, Any]] = [
-        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
-        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
-         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
-    transcript = load_transcript(write(tmp_path, [META, as_set([own]), *messages, as_set([next_day, *messages]),
-                                                  *more]))
+    transcript = load_transcript(write(tmp_path, [META, as_set([OWN]), *messages, as_set([NEXT_DAY, *messages]),
+                                                  *AFTER_RESUME]))
     assert_valid_conversation(transcript.messages)
     assert transcript.recorded_compactions == [] and transcript.warnings == []
     assert [p[1] for p in recorded_points(transcript, transcript.messages)] == [12_000, 17_000, 17_100]
@@ -223,13 +219,6 @@ def test_a_resume_that_sends_the_context_turn_twice_is_replayed_with_both(tmp_pa
     context turn (or none) where the recorded requests sent two (or one). It is replayed after the
     messages kept, where the resume sent it first, and a later $set restating it in front is no rewrite."""
     messages = turn()
-    own = {**ENV, "id": "5c1f0e9a-2b7d-4e3a-9f61-0d8c2a7b4e15"}
-    next_day = {**ENV, "content": [{"text": "<session_context>\nThis is the Gemini CLI.\nToday's date is Friday, "
-                                            "August 21, 2026.\n</session_context>"}]}
-    more: list[dict[str, Any]] = [
-        {"id": "u2", "timestamp": "2026-08-21T09:00:00.000Z", "type": "user", "content": [{"text": "thanks"}]},
-        {"id": "g3", "timestamp": "2026-08-21T09:00:02.000Z", "type": "gemini", "content": "Anything else?",
-         "tokens": {"input": 17_100, "output": 4, "cached": 0}}]
 
     def contexts(lines: list[dict[str, Any]]) -> list[tuple[int, str]]:
         transcript = load_transcript(write(tmp_path, lines))
@@ -242,10 +231,11 @@ def test_a_resume_that_sends_the_context_turn_twice_is_replayed_with_both(tmp_pa
         assert said.index("Both read.") < at[-1] < said.index("thanks")  # after the messages kept
         return [(i, said[i]) for i in at]
 
-    old, new = ENV["content"][0]["text"], next_day["content"][0]["text"]
-    for begun, sent in (([as_set([own]), *messages], [own, *messages]), (messages, messages)):
-        resumed = as_set([next_day, *sent])
-        seen = contexts([META, *begun, resumed, *more])
-        assert [text for _, text in seen] == ([old, new] if sent[0] is own else [new])
-        again = as_set([next_day, *sent, *more])  # the history written back whole later, the new turn in front
-        assert contexts([META, *begun, resumed, *more, again]) == seen
+    old, new = ENV["content"][0]["text"], NEXT_DAY["content"][0]["text"]
+    for begun, sent in (([as_set([OWN]), *messages], [OWN, *messages]), (messages, messages)):
+        resumed = as_set([NEXT_DAY, *sent])
+        seen = contexts([META, *begun, resumed, *AFTER_RESUME])
+        assert [text for _, text in seen] == ([old, new] if sent[0] is OWN else [new])
+        # the history written back whole later, the new turn in front
+        again = as_set([NEXT_DAY, *sent, *AFTER_RESUME])
+        assert contexts([META, *begun, resumed, *AFTER_RESUME, again]) == seen
