@@ -72,9 +72,11 @@ def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
     loaded at its start, with their sources (settings_file.Loaded); None is `-m NAME`."""
     if loaded is None:
         return f"-m {name}"
-    if loaded.settings.model != name:  # the settings are the session's start: a switch since
-        return f"/model {name}"
     source = loaded.sources.get("model", "default")
+    # A switch since the start (model_switch.py marks it `/model`, also one back to the model the
+    # session started with, which was said as `-m NAME` or the file's line the user had switched from).
+    if loaded.settings.model != name or source == "/model":
+        return f"/model {name}"
     if source == "flag":
         return f"-m {name}"
     if source == "session":

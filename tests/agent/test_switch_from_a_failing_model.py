@@ -17,6 +17,7 @@ from compact_agent.agent.run.model_switch import NotSwitched, switch_model
 from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
+from compact_agent.settings_file import Loaded
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 ANSWER = "the ordinary words of a long answer, said at length. " * 283  # 3,750 tokens
@@ -83,5 +84,35 @@ async def test_a_switch_that_cannot_compact_says_not_switched_and_changes_nothin
                     "nothing was changed; a --window whose threshold is over the context switches without compacting"
                     ) in line
             assert s.info.name == "fake-model" and s.cm.limits.window == 64_000 and len(s.messages) == count
+        finally:
+            s.close()
+
+
+async def test_the_summary_failed_404_names_how_the_model_left_was_chosen(tmp_path: Path) -> None:
+    # The model left now answers 404; the reason the switch gives named `-m fake-model` (in the REPL
+    # `/model fake-model`) of a model the project's config file had chosen.
+    gone = {"error": {"message": "The model `fake-model` does not exist", "type": "invalid_request_error",
+                      "param": None, "code": "model_not_found"}}
+    state = {"gone": False}
+
+    def provider(req: ChatRequest) -> Reply:
+        if state["gone"] and req.body.get("model") == "fake-model":
+            return Reply.error(404, gone)
+        return Reply.text(ANSWER if req.body.get("model") == "fake-model" else "ok")
+
+    project = tmp_path / ".compact-agent.toml"
+    config = Loaded(Settings(model="fake-model"), {"model": "project file"}, tmp_path / "u.toml", project)
+    with FakeOpenAIServer(provider, serves=["small"]) as server:
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                        context_window=64_000, home=tmp_path / "home", config=config,
+                                        settings=Settings(memory_enabled=False, max_retries=0)))
+        try:
+            for n in range(4):
+                await s.run_turn(f"[U{n}] tell me more")
+            state["gone"] = True
+            sw = await switch_model(s, "small", 16_000, remember=False)
+            assert sw.summary_failed is not None and "answered HTTP 404" in sw.summary_failed, sw.summary_failed
+            assert f'check the model name (model = "fake-model" in {project})' in sw.summary_failed, sw.summary_failed
+            assert "-m fake-model" not in sw.summary_failed
         finally:
             s.close()

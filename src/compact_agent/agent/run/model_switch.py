@@ -17,7 +17,7 @@ window given with it (not a print-mode run's: that one ends with the command).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,7 @@ from ...context.compaction.result import (
 )
 from ...context.layers.microcompact import Microcompact
 from ...context.plumbing import tokens
+from ...error_notes import note_model
 from ...models import REGISTRY, build_model, model_info, prices_of, provider_for, takes_images
 from ...session import remembered
 from ..accounting.context_report import sync_costs
@@ -40,6 +41,7 @@ from . import server_turns, server_windows
 from .window_check import check_window
 
 if TYPE_CHECKING:
+    from ...settings_file import Loaded
     from .runner import AgentSession
 
 
@@ -113,6 +115,8 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
     session.model = model
     session.agent.model = model
     opts.model = name
+    if name != old:  # `/model NAME --window N` of the model in use chose a window, not the model
+        opts.config = chosen_by_switch(opts.config, name)
     carried = _carried(session, fallback)  # before the line below makes every window the switch's own
     # A window given for the old model must not follow the session to this one (nor into /clear).
     opts.context_window = window or fallback
@@ -150,6 +154,17 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
                   context if context is not None and context[0] != context[1] else None, unsent, uncompacted)
 
 
+def chosen_by_switch(config: Loaded | None, name: str) -> Loaded | None:
+    """The settings as loaded (settings_file.Loaded, or None) with `name` the model and `/model` what
+    chose it: a 404's line names the command that chose the model (error_notes.model_chosen_by).
+    Told apart by the name alone, a switch back to the model the session started with was said as
+    `-m NAME`, or the config file's line, though the user had switched to it with /model."""
+    if config is None:
+        return config
+    settings = config.settings.model_copy(update={"model": name})
+    return replace(config, settings=settings, sources={**config.sources, "model": "/model"})
+
+
 async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | None]:
     """The compaction a smaller window needs, summarised by the model in use; where its summary request
     fails, a record of the steps written without a model (compacting.py's, for a summary request that
@@ -162,6 +177,9 @@ async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | Non
         raise
     except Exception as e:  # noqa: BLE001 - the summary request's failure: a record needs no request
         failed = e
+    # How the model left was chosen (-m, a config file, a variable, /model), for a 404's line to name it:
+    # said without, it named '-m NAME' (or in the REPL '/model NAME') whatever had chosen it.
+    note_model(failed, session.info.name, session.opts.config)
     why = f"the summary request to {session.info.name} failed: {_said(failed)}"
 
     class Unsent:  # the summarizer of this compaction: it asks no model
