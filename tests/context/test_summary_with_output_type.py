@@ -49,7 +49,7 @@ def test_the_notes_and_the_summary_share_how_they_ask_for_text() -> None:
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.tools import ToolDefinition
 
-    from compact_agent.context.compaction.summarizer import unable_to_act
+    from compact_agent.context.compaction.text_only import unable_to_act
 
     plain, settings = unable_to_act(None, {"temperature": 0.0})
     assert settings == {"temperature": 0.0, "tool_choice": "none"} and plain.allow_text_output
@@ -116,7 +116,7 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.output import OutputObjectDefinition
 
-    from compact_agent.context.compaction.summarizer import unable_to_act
+    from compact_agent.context.compaction.text_only import unable_to_act
 
     native = ModelRequestParameters(output_mode="native", output_object=OutputObjectDefinition(json_schema={}))
     params, settings = unable_to_act(native, None)

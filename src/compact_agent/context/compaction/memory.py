@@ -9,7 +9,8 @@ returns None so the pipeline falls back to the full summary.
 
 The extraction shares the main conversation's cached prefix (the same system prompt, tools,
 settings but for its own `max_tokens`, and view, the instruction appended last, `tool_choice: none` but on Anthropic, calls refused), so its
-input is a cache hit; with a cheaper notes model it sends only the new messages as text instead.
+input is a cache hit; with a cheaper notes model it sends only the new messages as text instead, as
+it does to the run's model whose reply called the agent's output tool (asked again, it calls it again).
 It never runs twice at once, is never awaited by the turn, and a failure backs off and retries.
 
 Messages carry no stable id, so coverage is (index, fingerprint): a sha1 of the message's kind,
@@ -22,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,6 @@ from pydantic_ai.direct import model_request
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -48,7 +46,6 @@ from pydantic_ai.usage import RequestUsage
 
 from ..plumbing import rounds, tokens
 from ..plumbing.events import Event, Stopwatch, one_line
-from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
 from ..plumbing.output_limit import within_output_limit
 from ..plumbing.overflow import as_overflow
@@ -64,37 +61,14 @@ from .notes import (
     normalize_notes,
     separate_instruction,
 )
-from .notes_state import NotesState, read_notes, read_state, write_state
+from .notes_state import NotesState, find, fingerprint, read_notes, read_state, write_state
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
-from .summarizer import transcript_as_data, unable_to_act
+from .summarizer import transcript_as_data
+from .text_only import offers_output_tool, unable_to_act
 
 MAX_BACKOFF_S = 600.0
 REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with the notes as plain text only."
-
-
-# -- message identity ---------------------------------------------------------------------------------
-_fp_memo: IdentityMemo[str] = IdentityMemo()
-
-
-def fingerprint(message: ModelMessage) -> str:
-    """Content identity that survives reloads and pydantic-ai's late run metadata (run_id, model_id)."""
-    hit = _fp_memo.get(message)
-    if hit is not None:
-        return hit
-    d = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
-    key = json.dumps({k: d.get(k) for k in ("kind", "timestamp", "parts")}, sort_keys=True, default=str)
-    return _fp_memo.put(message, hashlib.sha1(key.encode()).hexdigest())
-
-
-def find(messages: Sequence[ModelMessage], index: int, fp: str) -> int | None:
-    """Where the message (index, fp) is now: at its index, else the nearest index with that content."""
-    if 0 <= index < len(messages) and fingerprint(messages[index]) == fp:
-        return index
-    for i in sorted(range(len(messages)), key=lambda i: (abs(i - index), -i)):
-        if fingerprint(messages[i]) == fp:
-            return i
-    return None
 
 
 # -- the service -------------------------------------------------------------------------------------------
@@ -123,6 +97,7 @@ class _Job:
     learn_window: Callable[[BaseException], object] | None = None
     # The run whose model response started it: its requests are held to that run's limits and added to its usage.
     run: in_run.Run | None = None
+    path: str = "shared"  # which request wrote the notes: "separate" (as text, no tools) once one was sent
 
 
 class SessionMemory:
@@ -247,7 +222,7 @@ class SessionMemory:
         self._emit(job.emit, Event("memory", "update", tokens.estimate(job.new), tokens.text_tokens(notes),
                                    duration_ms=watch.ms(), detail={
                                        "covered": job.covered[0], "new_messages": len(job.new),
-                                       "path": "separate" if self.notes_model is not None else "shared",
+                                       "path": job.path,
                                        "usage": in_run.reported(self.usage[earlier:])}))  # also where no run counts them
 
     async def _shared(self, job: _Job) -> str:
@@ -270,6 +245,8 @@ class SessionMemory:
             calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
             if not calls:
                 return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
+            if offers_output_tool(params):  # asked again, it calls it again: the request with no tools now
+                return await self._separate(job, self.model)
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while writing notes.",
                                        tool_call_id=p.tool_call_id) for p in calls]
             history = [*history, resp, ModelRequest(parts=[*refusals, UserPromptPart(REFUSED)],
@@ -285,15 +262,24 @@ class SessionMemory:
         in_run.count(run, in_run.priced(resp), check=False)  # paid for: kept; the run's next step checks
         return resp
 
-    async def _separate(self, job: _Job) -> str:
-        """A cheaper model sees only the previous notes and the new messages, as text, with no tools.
-        Where pydantic-ai knows that model's window (its profile's `context_window`), the request fits
-        it (`separate_instruction`); one that cannot is not sent (`NotesNotSent`, a failed extraction)."""
-        assert self.notes_model is not None
+    async def _separate(self, job: _Job, model: Model | None = None) -> str:
+        """The previous notes and the new messages, as text, with no tools: to a cheaper notes model,
+        or to the run's own `model` where its reply to the shared request called the agent's output
+        tool (`offers_output_tool`), held to the run's window and output cap as that request was.
+        Where pydantic-ai knows a notes model's window (its profile's `context_window`), the request
+        fits it (`separate_instruction`); one that cannot is not sent (`NotesNotSent`, a failed extraction)."""
+        model = model or self.notes_model
+        assert model is not None
+        own = model is not self.notes_model
         text = separate_instruction(self.notes, job.hint, job.budget, transcript_as_data(job.new), job.max_chars,
-                                    getattr(self.notes_model, "context_window", None))
-        req = [ModelRequest(parts=[UserPromptPart(text)], metadata=mark_request("notes"))]
-        resp = await self._send(req, ModelRequestParameters(), job.run, None, self.notes_model)
+                                    None if own else getattr(model, "context_window", None))
+        req, job.path = [ModelRequest(parts=[UserPromptPart(text)], metadata=mark_request("notes"))], "separate"
+        if own and job.check is not None:
+            job.check(req)
+        capped = {"max_tokens": job.output_cap(req)} if own and job.output_cap is not None else None
+        learned = functools.partial(job.learned, model) if own and job.learned is not None else None
+        resp = await within_output_limit(functools.partial(self._send, req, ModelRequestParameters(), job.run,
+                                                           model=model), capped, learned)
         self.usage.append(resp.usage)
         return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
 

@@ -1,6 +1,6 @@
 """The session notes on disk: the notes read back, and what is kept beside them (`<notes>.json`): the
 message they cover through, when they were last updated, and why the last update failed, with how
-many failed in a row.
+many failed in a row. The message is named by its place and its content (`fingerprint`, `find`).
 
 The failure is kept with the session so that /notes in a later run (`-c -p` runs are short) still
 says why the notes are missing or older than they look; it was known only in the run that failed.
@@ -11,11 +11,16 @@ rename); a sidecar that cannot be read is as none.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+
+from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
 from .notes import parse_sections
@@ -72,3 +77,26 @@ def write_state(path: Path | None, state: NotesState) -> None:
         data["failed"] = {"error": state.error, "failures": state.failures}
     with contextlib.suppress(OSError):
         write_private(path, json.dumps(data), "notes")
+
+
+_fp_memo: IdentityMemo[str] = IdentityMemo()
+
+
+def fingerprint(message: ModelMessage) -> str:
+    """Content identity that survives reloads and pydantic-ai's late run metadata (run_id, model_id)."""
+    hit = _fp_memo.get(message)
+    if hit is not None:
+        return hit
+    d = ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+    key = json.dumps({k: d.get(k) for k in ("kind", "timestamp", "parts")}, sort_keys=True, default=str)
+    return _fp_memo.put(message, hashlib.sha1(key.encode()).hexdigest())
+
+
+def find(messages: Sequence[ModelMessage], index: int, fp: str) -> int | None:
+    """Where the message (index, fp) is now: at its index, else the nearest index with that content."""
+    if 0 <= index < len(messages) and fingerprint(messages[index]) == fp:
+        return index
+    for i in sorted(range(len(messages)), key=lambda i: (abs(i - index), -i)):
+        if fingerprint(messages[i]) == fp:
+            return i
+    return None

@@ -3,8 +3,8 @@
 Sending the summary request as "the conversation so far + one more user message", with the same
 system prompt, tool definitions and settings as the last main request, makes its input a
 prompt-cache hit (on DeepSeek ~1/10 of the price). The model must not act: `tool_choice` is
-`none` (on Anthropic the main request's own, `unable_to_act`), and a reply that still contains a
-tool call is refused and asked again (but for an agent's output tool, `unable_to_act`). If the shared
+`none` (on Anthropic the main request's own, `unable_to_act`, text_only.py), and a reply that still
+contains a tool call is refused and asked again (but for an agent's output tool). If the shared
 path fails for any reason but "too long", a separate request with no tools, carrying the
 conversation rendered as text, is the fallback. There the roles are only words at the start of a
 line, so the text is quoted as data (`transcript_as_data`): a tool's output that holds a line
@@ -61,6 +61,7 @@ from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
 from .summary_prompt import CUT_OFF, blocks, for_cap
+from .text_only import offers_output_tool, unable_to_act
 
 #: Which form of the summary request is being sent in this context: "shared" (the conversation's own
 #: messages, its prompt cache shared) or "separate" (the conversation as text, no tools); None outside
@@ -143,8 +144,7 @@ class SharedPrefixSummarizer:
             return join(messages, waiting, [ModelRequest(parts=[UserPromptPart(worded)], metadata=mark_request("summary"))])
         history, cap, said = self._worded(prompt, asking)
         calls: list[ModelResponse] = []  # the replies that called a tool, each refused
-        # An output tool offered (`unable_to_act`) is offered again if asked again, and called again.
-        for _attempt in range(1 if params.output_tools and params.output_mode == "tool" else 2):
+        for _attempt in range(1 if offers_output_tool(params) else 2):
             if self.check is not None:
                 self.check(history)
             if cap is not None:
@@ -260,48 +260,6 @@ def waiting_answered(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     parts = [ToolReturnPart(p.tool_name, WAITING, tool_call_id=p.tool_call_id)
              for p in last.parts if isinstance(p, ToolCallPart) and p.tool_call_id in waiting]
     return [ModelRequest(parts=list(parts))] if parts else []
-
-
-#: Providers whose prompt cache a `tool_choice` other than the main request's misses for the
-#: messages (Anthropic's prompt-caching docs: a changed `tool_choice` leaves the tools and the system
-#: prompt cached, not the message blocks): `tool_choice: none` made each summary write the whole
-#: conversation to the cache where it would have read it.
-SAME_TOOL_CHOICE = frozenset({"anthropic"})
-
-
-def unable_to_act(params: ModelRequestParameters | None, settings: dict[str, Any] | None,
-                  model: Model | None = None) -> tuple[ModelRequestParameters, dict[str, Any]]:
-    """The main request's parameters and settings for a request the library makes for itself (a
-    summary, notes) to `model`: the same tools, so the prefix is shared, and text wanted, no tool call.
-
-    `tool_choice: none`, except to a provider of `SAME_TOOL_CHOICE`, which keeps the main request's
-    where it lets the model answer in text (none set, or "auto"): the prompt says not to call a tool,
-    and a call is refused and asked again, its request reading the cache too. And except for an agent
-    with a structured output type, which answers through its output tool and allows no text:
-    pydantic-ai turned "none" into "call the output tool", so every such request was two forced calls
-    refused, then the separate request, uncached. Text is allowed there, with the tools offered as
-    they were and left to the model ("auto": restricting them to the output tool is an `allowed_tools`
-    choice many OpenAI-compatible servers refuse); a call it still makes goes to the separate request
-    with no tools, not asked again (asked again, it called the tool again: three requests a summary).
-    On Anthropic that changes the main request's `any` to `auto` and misses the cache of the
-    messages, which keeping `any` would not: the model could answer with tool calls only, never a
-    summary's text. An agent with `NativeOutput` or `PromptedOutput` has the schema left out of these
-    requests: the provider would hold the reply to it (`PromptedOutput` also turns on a provider's
-    JSON mode and an instruction, placed among the instructions, to answer in JSON of that schema: the
-    request shares the cached prefix only up to there, the price of a summary in text).
-    """
-    params = params or ModelRequestParameters()
-    if params.output_tools and params.output_mode in ("auto", "tool"):
-        return replace(params, output_mode="tool", allow_text_output=True), {**(settings or {}), "tool_choice": "auto"}
-    if params.output_mode in ("native", "prompted"):
-        # `NativeOutput`: the provider is held to the output type's JSON schema, so the summary
-        # came back as an answer of that type (`{"pages": 0}`) and replaced the conversation.
-        # `PromptedOutput`: the same through JSON mode and an "answer in JSON" instruction.
-        params = replace(params, output_mode="text", output_object=None, prompted_output_template=None,
-                         allow_text_output=True)
-    if model is not None and model.system in SAME_TOOL_CHOICE and (settings or {}).get("tool_choice") in (None, "auto"):
-        return params, dict(settings or {})
-    return params, {**(settings or {}), "tool_choice": "none"}
 
 
 def with_output_cap(summarize: object, cap: Callable[[Sequence[ModelMessage]], int],
