@@ -33,3 +33,32 @@ async def test_the_old_models_count_is_not_called_the_new_ones(tmp_path: Path) -
             assert picture(s).anchored  # the new model's own
         finally:
             s.close()
+
+
+async def test_a_session_resumed_with_another_model_does_not_call_the_old_count_its_own(tmp_path: Path) -> None:
+    # `-c -m other-model`, or `-c` after a /model switch no answer followed: the last answer is the
+    # old model's, and its count was called the new one's ('provider-reported') until it answered.
+    with FakeOpenAIServer(lambda req: Reply.text("an answer " * 300), serves=["other-model"]) as server:
+        def opened(model: str, session_id: str | None = None) -> AgentSession:
+            return AgentSession(SessionOptions(cwd=tmp_path, model=model, base_url=server.base_url, api_key="k",
+                                               context_window=32_000, home=tmp_path / "home", session_id=session_id))
+        s = opened("fake-model")
+        await s.run_turn("hello")
+        s.close()
+        s = opened("fake-model", s.session_id)  # the same model at the same server: its count holds
+        try:
+            assert picture(s).anchored
+        finally:
+            s.close()
+        s = opened("other-model", s.session_id)
+        try:
+            assert not picture(s).anchored  # the old model's count, not this one's
+            await s.run_turn("and you?")
+            assert picture(s).anchored  # the new model's own
+        finally:
+            s.close()
+        s = opened("fake-model", s.session_id)  # back: the last answer is other-model's
+        try:
+            assert not picture(s).anchored
+        finally:
+            s.close()

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ThinkingPart, ToolCallPart
 
 from ...context.plumbing import tokens
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from ...session.entries import Boundary
 
 
 class _Manager(Protocol):
@@ -115,3 +120,21 @@ def in_use(cm: _Manager, view: list[ModelMessage], compacted_at: datetime | None
     """`reported_size`, else `estimated_size`."""
     reported = reported_size(cm, view, compacted_at, fixed)
     return reported if reported is not None else estimated_size(cm, view, fixed)
+
+
+def counted_after(messages: list[ModelMessage], model: Model, boundaries: Sequence[Boundary]) -> datetime | None:
+    """A resumed session's `compacted_at`, before which `anchor` takes no answer's count for this
+    model's: the latest compaction's time (the last of `boundaries`), or the newest answer's where
+    another model or server gave it. `-c` after a /model switch no answer followed, or `-c -m NAME`,
+    called the old model's count of its last request this one's ('provider-reported') until the new
+    one answered, a figure of another tokenizer, as a switch within a session no longer does
+    (model_switch.py). Told by the answer's model id and address; one that names no model (saved by
+    an older version) is believed."""
+    compacted_at = boundaries[-1].when if boundaries else None
+    answer = next((m for m in reversed(messages) if isinstance(m, ModelResponse) and m.usage.input_tokens), None)
+    at = (answer.provider_url or "").rstrip("/") if answer is not None else ""
+    if answer is None or answer.model_id is None or (
+            answer.model_id == model.model_id and at in ("", (model.base_url or "").rstrip("/"))):
+        return compacted_at
+    answered = answer.timestamp if answer.timestamp.tzinfo is not None else answer.timestamp.replace(tzinfo=UTC)
+    return answered if compacted_at is None or answered > compacted_at else compacted_at

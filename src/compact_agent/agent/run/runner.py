@@ -65,7 +65,7 @@ from ..tools.toolset import build_toolset, mention_messages
 from . import server_turns, server_windows, turn
 from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
-from .in_use import in_use
+from .in_use import counted_after, in_use
 from .options import (
     SessionOptions,
     instruction_files,
@@ -128,16 +128,15 @@ class AgentSession:
         self.warnings: list[str] = []
         self.notes: list[str] = []  # what the load says that is no problem (a turn the user stopped)
         self.messages: list[ModelMessage] = []
-        # When the latest compaction saved in this session was made (a resumed one): a response
-        # answered before it reports the size of a request that held everything compacted since.
+        # When the latest compaction saved in this session was made (a resumed one): a response answered
+        # before it reports a request that held all compacted since (or another model's: in_use.py).
         self.compacted_at: datetime | None = None
         if exists:
             loaded = self.store.load()
             self.messages = loaded.messages
             self.warnings += loaded.warnings
             self.notes = loaded.notes
-            if loaded.boundaries:
-                self.compacted_at = loaded.boundaries[-1].when
+            self.compacted_at = counted_after(self.messages, self.model, loaded.boundaries)
         self.read_state = self._load_read_state()
         st = self.settings
         self.permissions = Permissions(self.cwd, opts.permission_mode, ask=opts.ask,  # type: ignore[arg-type]
