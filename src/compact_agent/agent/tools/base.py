@@ -17,6 +17,7 @@ from typing import Any
 
 from ... import secrets
 from ...config import Settings
+from ...context.compaction.summary import path_line
 from ...session.store import utf8_safe
 from ..safety.checked_open import names_in
 from ..safety.permissions import Permissions
@@ -105,11 +106,12 @@ def _not_found(env: ToolEnv, p: Path) -> str:
 
 def _directory_refusal(env: ToolEnv, p: Path, cap: int = 100) -> str:
     """read_file's refusal of a directory, one failure: what is in it (its first `cap` names, the
-    directories first), so the model picks a file to read."""
+    directories first), so the model picks a file to read. A name is on its one line (`path_line`):
+    one holding a line break cannot list a file the folder does not have."""
     entries = sorted(names_in(p), key=lambda e: (not e.is_dir, e.name))  # a link swapped in: Swapped, refused
-    names = [e.name + ("/" if e.is_dir else "") for e in entries[:cap]]
+    names = [path_line(e.name) + ("/" if e.is_dir else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
-    return ToolFailure(f"{_shown(env, p)} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
+    return ToolFailure(f"{path_line(_shown(env, p))} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
                        + "\n".join(names) + more)
 
 

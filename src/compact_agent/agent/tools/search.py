@@ -33,6 +33,7 @@ from typing import Any
 
 import regex
 
+from ...context.compaction.summary import path_line
 from ...words import quoted
 from ..safety.checked_open import Swapped, names_in, open_read
 from ..safety.permissions import resolve_path
@@ -47,6 +48,15 @@ from .base import (
     _shown,
 )
 from .text_encoding import SNIFF_BYTES, sniff
+
+
+def _named(env: ToolEnv, p: Path) -> str:
+    """A path as grep and glob name it: as the model writes it back (`_shown`), on its one line. A
+    file name may hold a line break (`x\\nsettings.py:3:PASSWORD = ...`): written as its escape
+    (`path_line`, as a compaction message lists paths), it cannot start a line of its own and pass
+    for a match in another file or a file found."""
+    return path_line(_shown(env, p))
+
 
 MAX_GLOB_PATTERNS = 256
 """The most patterns a glob's braces may expand to: each brace multiplies them (`{a,b}` twenty times
@@ -90,8 +100,8 @@ def _too_large(pattern: str) -> str:
 
 
 def _too_slow(tool: str, pattern: str, where: str) -> str:
-    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {where}; several ** "
-            "in one glob try every way to split a deep path, use one]")
+    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {path_line(where)}; "
+            "several ** in one glob try every way to split a deep path, use one]")
 
 
 def _glob_regex(pattern: str) -> regex.Pattern[str]:
@@ -159,6 +169,7 @@ class Bound:
 
     def exceeded(self, where: str) -> bool:
         if not self.why:
+            where = path_line(where)
             if self.stop is not None and self.stop.is_set():
                 self.why = f"interrupted at {where}"
             elif self.left() <= 0:
@@ -294,18 +305,18 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                 codec, errors = enc.stream
                 fh = io.TextIOWrapper(raw, encoding=codec, errors=errors)
                 for n, at, line in _lines(fh):
-                    if bound.exceeded(f"{_shown(env, f)}:{n}"):
+                    if bound.exceeded(f"{_named(env, f)}:{n}"):
                         break
                     left = bound.left()
                     try:
                         found = rx.search(line, timeout=min(LINE_TIME_S, left))
                     except TimeoutError:
                         cut = (f"[grep stopped: the pattern took over {min(LINE_TIME_S, left):g} s on "
-                               f"{_shown(env, f)}:{n}; nested repetition like (a+)+ backtracks "
+                               f"{_named(env, f)}:{n}; nested repetition like (a+)+ backtracks "
                                "exponentially, simplify it]")
                         break
                     if found:
-                        hits.append(f"{_shown(env, f)}:{n}:{_shown_line(line, at, found)}")
+                        hits.append(f"{_named(env, f)}:{n}:{_shown_line(line, at, found)}")
                         if len(hits) > MAX_MATCHES:
                             break
         except OSError:
@@ -317,7 +328,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     if cut:
         return "\n".join([*hits[:MAX_MATCHES], cut])
     if not hits:
-        return f"No matches for {quoted(pattern)} in {_shown(env, root)}" + (
+        return f"No matches for {quoted(pattern)} in {_named(env, root)}" + (
             f" (files matching {glob})" if glob else ""
         )
     if len(hits) > MAX_MATCHES:
@@ -339,7 +350,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
         return NotRun(refusal)
     rest = "/".join(parts[fixed:])
     if not root.is_dir():
-        return ToolFailure(f"Directory not found: {_shown(env, root)}")
+        return ToolFailure(f"Directory not found: {_named(env, root)}")
     try:
         match = _matcher(rest)
     except GlobTooLarge:
@@ -363,8 +374,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     note = slow or (f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]"
                     if bound.why else "")
     if not found:
-        return note or f"No files match {quoted(pattern)} under {_shown(env, root)}"
-    shown = [_shown(env, f) for f in found[:MAX_GLOB_RESULTS]]
+        return note or f"No files match {quoted(pattern)} under {_named(env, root)}"
+    shown = [_named(env, f) for f in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
     return "\n".join([*shown, note] if note else shown)
