@@ -172,3 +172,42 @@ def test_a_compaction_followed_by_its_restored_reads_alone_has_no_turn_going_on(
     assert [who for who, _ in message_rows(compacted, after=[*reads, work])] == ["summary", "you"]
     assert last_exchanges([compacted, *reads]) == []
     assert last_exchanges([compacted, *reads, work]) == ["› fix it", "  Fixed."]
+
+
+async def test_a_result_kept_from_before_your_newest_message_is_listed_before_it(tmp_path):
+    """Compacted in U4's tool loop, U1's read of notes.md in use: the compaction puts that result before
+    U4, joined with it in one request, as the model is sent them (context/compaction/cuts.py kept_before).
+    `/history` listed U4 first and the result under it, as if it were U4's first step."""
+    import io
+
+    from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
+    from rich.console import Console
+
+    from compact_agent.agent.run.options import SessionOptions
+    from compact_agent.agent.run.runner import AgentSession
+    from compact_agent.ui.commands import _history
+    from compact_agent.ui.history_view import message_rows
+    from tests.context.test_kept_from_an_earlier_turn import PAGE, _compactor, _no_model, _step
+    from tests.context.test_kept_from_an_earlier_turn import _history as earlier
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    history = [*earlier(), ModelRequest(parts=[UserPromptPart("U4 now the docs")]),
+               *_step(ToolCallPart("read_file", {"path": "docs.md"}, "d1"), PAGE * 4)]
+    result = await _compactor({"n1"}).compact(history, summarize=_no_model, archive=lambda: None,
+                                              prefer_record=lambda n: True)
+    joined = result.messages[2]
+    assert [type(p).__name__ for p in joined.parts] == ["ToolReturnPart", "UserPromptPart"]  # as the model reads it
+    assert message_rows(joined) == [("tool result", "read_file: NOTE_FLAG is on"), ("you", "U4 now the docs")]
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:  # no request is made
+        s = AgentSession(SessionOptions(cwd=tmp_path, model="fake-model", base_url=server.base_url, api_key="k",
+                                        home=tmp_path / "home"))
+        try:
+            s.messages = result.messages
+            console = Console(record=True, width=120, file=io.StringIO(), force_terminal=False)
+            await _history(s, "", console)
+        finally:
+            s.close()
+    listed = rows(console.export_text())
+    assert [r[:2] for r in listed[1:6]] == [("1", "tool call"), ("2", "tool result"), ("", "you"),
+                                            ("3", "tool call"), ("4", "tool result")], listed
+    assert listed[2][2] == "read_file: NOTE_FLAG is on" and listed[3][2] == "U4 now the docs", listed

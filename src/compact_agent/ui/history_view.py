@@ -20,11 +20,16 @@ from pydantic_ai.messages import (
 from ..agent.run.stream_events import call_args, result_summary, shown_result
 from ..agent.run.unfinished import CUT, SIGNAL_CUT, STOPPED, calls_unsaved, closes_unsaved
 from ..context.compaction.summary import compaction_part, is_summary, is_synthetic_text
-from ..context.refit import INPUT_CUT
 from ..session.last_run import SIGNAL_WORDS, closed_by_signal, signal_words
-from ..session.store import Boundary, SessionStore, load_session_file
+from ..session.store import SessionStore
 from ..session.typed import as_typed
 from ..words import plural
+from .history_rewrites import EDITED as EDITED  # re-exported: /history, /status and /rewind read them here
+from .history_rewrites import WORDS_AT as WORDS_AT
+from .history_rewrites import all_boundaries as all_boundaries
+from .history_rewrites import boundary_lines as boundary_lines
+from .history_rewrites import boundary_words as boundary_words
+from .history_rewrites import compactions as compactions
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -239,81 +244,6 @@ def show_resumed(console: Console, warnings: Sequence[str], messages: Sequence[M
                         signal=store.signalled(messages) if store is not None else "")
 
 
-def all_boundaries(store: SessionStore, skipped: list[OSError] | None = None) -> list[Boundary]:
-    """Every compaction (and rewind) of the session, oldest first, from the archives and the live file.
-
-    A rewrite keeps only the newest boundary in the live file; each earlier one is in the archive
-    taken before the next rewrite, so the archives together hold the whole list. Why each archive
-    that could not be read was left out goes into `skipped` (/status and /history say it).
-    """
-    found: dict[tuple[str, str, str, int, str], Boundary] = {}
-    for path in [*store.archives(), store.path]:  # in the order written, by name (old names too)
-        try:  # read only as a regular file: a FIFO waited for a writer for ever; /dev/zero, read on
-            loaded = load_session_file(path)
-        except OSError as e:
-            if skipped is not None and path != store.path:
-                skipped.append(e)
-            continue
-        for b in loaded.boundaries:
-            found.setdefault((b.time, b.trigger, b.strategy, b.tokens_before, b.archive), b)
-    # In the order written, not sorted by time: a rewind saved by an older version has none (the
-    # store now gives every record its clock's time, which /history shows).
-    return list(found.values())
-
-
-#: The trigger of the store's rewrite when a run is handed a history that is not what the session
-#: holds (context/contract.py StoreSync): a program using the library asked for an answer again, or
-#: went on from an earlier point (a branch). The session holds the conversation as it now goes.
-EDITED = "history_changed"
-
-
-def compactions(boundaries: Sequence[Boundary]) -> list[Boundary]:
-    """The compactions among `boundaries`: not a rewind, nor the prompt cut to a server's window
-    (context/refit.py), which rewrote one message, nor an edited history; these fold nothing."""
-    return [b for b in boundaries if b.strategy != "rewind" and b.trigger not in (INPUT_CUT, EDITED)]
-
-
-def boundary_words(b: Boundary) -> tuple[str, str]:
-    """What `/history` says of a rewrite of the session, and above the path of its archive. A prompt
-    cut to the window a server's refusal taught was 'compaction (history_changed, replace) 0 → 0
-    tokens', its archive 'the conversation before it'."""
-    if b.strategy == "rewind":
-        return "rewind", "the conversation before it:"
-    if b.trigger == INPUT_CUT:
-        window = b.extra.get("window")
-        of = f" of {window:,} tokens" if isinstance(window, int) and not isinstance(window, bool) else ""
-        return f"the input was cut to fit the server's window{of}", "the whole text, as it came, is in:"
-    if b.trigger == EDITED:  # was 'compaction (history_changed, replace)  0 → 0 tokens'
-        return ("the conversation went on from an earlier point (an answer asked for again, or a branch)",
-                "the conversation as it was before:")
-    return (f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens",
-            "the conversation before it:")
-
-
-#: Where `/history` writes what a rewrite was, after its time (16 columns) and two spaces.
-WORDS_AT = 18
-
-
-def boundary_lines(when: str, what: str, width: int) -> list[str]:
-    """`/history`'s line for a rewrite (its time, then `what`), on as many lines as `width` needs.
-    At 60 columns 'compaction (manual, full)  4,512 → 2,230 tokens' wrapped at its last space and
-    left `tokens` alone at column 0: the parts of `what` (apart by two spaces: the words, the
-    figures) now go on whole, one under the other, in the column the words begin in, and a part
-    too long for it wraps there at words."""
-    from rich.cells import cell_len
-
-    from .cells import wrap
-
-    room = max(20, width - WORDS_AT)
-    lines: list[str] = []
-    for part in what.split("  "):
-        if lines and cell_len(lines[-1]) + 2 + cell_len(part) <= room:
-            lines[-1] += "  " + part
-        else:
-            lines += wrap(part, room, fold=False) or [part]  # in cells: a wide character takes two
-    return [f"{when if i == 0 else '':<16}  {line}" for i, line in enumerate(lines)]
-
-
 def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
                  after: Iterable[ModelMessage] = ()) -> list[tuple[str, str]]:
     """(who, what) rows for one message of `/history`'s list, in the words of the conversation: what
@@ -323,8 +253,10 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
 
     One request can hold tool results and what you typed (the results of the calls the last answer
     made, or of a file you attached, with the message that follows them): it gets a `you` row and a
-    row for the results, so every message you typed has its number for `/compact --from N`. So does
-    a compaction's message that carries a prompt kept verbatim: a `summary` row and a `you` row, also
+    row for the results, so every message you typed has its number for `/compact --from N`. The rows
+    go in the order the model reads them: results of its calls before your words (those a compaction
+    kept from before your newest message: cuts.kept_before) above your row, the number on theirs;
+    the program's reads with your message (an @file, files restored) under it. So does a compaction's message that carries a prompt kept verbatim: a `summary` row and a `you` row, also
     for the prompt of a turn compacted part-way through, which it quotes (`after`: the messages after
     `m`, where that turn's work goes on: `_turn_going_on`). The read of an @file, or of a file a
     compaction put back, is `attached` or `restored`: no call of the model's."""
@@ -350,23 +282,27 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
         return [(("assistant" if text.strip() else "tool call"), " · ".join(x for x in [text, *calls] if x.strip()))]
     summary = [" ".join(str(p.content) for p in m.parts if isinstance(p, UserPromptPart)
                         and is_synthetic_text(p.content))] if is_summary(m) else []
-    results = []
-    for p in m.parts:
+    # Results of the model's calls ahead of what you typed (`earlier`) are shown ahead of it, as the model
+    # reads them: one a compaction kept from an earlier turn showed under the message it came before.
+    you_at = next((k for k, p in enumerate(m.parts)
+                   if isinstance(p, UserPromptPart) and not is_synthetic_text(p.content)), 0)
+    results: list[str] = []
+    earlier: list[str] = []  # the program's reads (an @file, a file restored) stay under your message
+    for k, p in enumerate(m.parts):
+        into = earlier if k < you_at and not (isinstance(p, ToolReturnPart) and _read_by_us(p)) else results
         if isinstance(p, ToolReturnPart) and p.outcome == "retried":  # sent back for its arguments
-            results.append(f"{p.tool_name}: error: {'; '.join(shown_result(p)[1].splitlines())}")
+            into.append(f"{p.tool_name}: error: {'; '.join(shown_result(p)[1].splitlines())}")
         elif isinstance(p, ToolReturnPart) and (told := _told(p)) is not None:  # the user's answer, as live
-            results.append(f"{p.tool_name}: declined; the model is told: {told}")
+            into.append(f"{p.tool_name}: declined; the model is told: {told}")
         elif isinstance(p, ToolReturnPart):
-            results.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
+            into.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
         elif isinstance(p, RetryPromptPart):
-            results.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
+            into.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
     typed = [shown(t) if shown is not None else t for t in (_words(c) for c in _typed(m))]
     if summary and not typed and isinstance(m, ModelRequest):  # the prompt of the turn still going on after it
         typed = [shown(t) if shown is not None else t for t in _turn_going_on(m, after)]
     ours = [_words(p.content) for p in m.parts if isinstance(p, UserPromptPart) and is_synthetic_text(p.content)]
-    rows = [("you", as_typed(" ".join(typed)))] if typed else []
-    if results:
-        rows.append(("tool result" if len(results) == 1 else "tool results", "; ".join(results)))
+    rows = [*_results_row(earlier), *([("you", as_typed(" ".join(typed)))] if typed else []), *_results_row(results)]
     if summary:  # with a prompt kept verbatim, which the compaction message joins: the prompt keeps its row
         first = next(p for p in m.parts if isinstance(p, UserPromptPart | ToolReturnPart | RetryPromptPart))
         # the summary first (a full compaction's newest round after it), or after what `--from N` kept
@@ -375,6 +311,15 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
     if ours and not typed and not results:
         rows.append(("context", " ".join(ours)))
     return rows or [("context", "")]
+
+
+def _results_row(results: list[str]) -> list[tuple[str, str]]:
+    return [("tool result" if len(results) == 1 else "tool results", "; ".join(results))] if results else []
+
+
+def _read_by_us(p: ToolReturnPart) -> bool:
+    ours = p.metadata.get("compact_agent") if isinstance(p.metadata, dict) else None
+    return isinstance(ours, dict) and ours.get("synthetic") in READ_BY_US
 
 
 def signalled_row(signal: str) -> tuple[str, str]:
