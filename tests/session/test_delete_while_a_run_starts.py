@@ -1,8 +1,9 @@
 """`sessions --delete-older-than 0` and a run that is starting. A run saves its prompt before its
-session is built (journal.py, `save_prompt_early`) and lets go of the session's lock until its store
-takes it, after the imports: removing by age in between lost the run its file. A session written
-within the last minute is too new to be judged, and a session written to after it was chosen is
-judged again once its lock is held. The clock is given; no test waits."""
+session is built (journal.py, `save_prompt_early`); it let go of the session's lock until its store
+took it, after the imports, and removing by age in between lost the run its file. It keeps the lock
+now (locks.py, `keep`): the session is in use, not removed. And a session written within the last
+minute (its lock free: the run that wrote it ended) is too new to be judged, and a session written
+to after it was chosen is judged again once its lock is held. The clock is given; no test waits."""
 
 from __future__ import annotations
 
@@ -46,9 +47,19 @@ def removed_before_locking(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     return real, removed
 
 
+def let_go(root: Path, session_id: str) -> None:
+    """Let go of the lock the early save keeps (as the store that takes it over does when its run ends)."""
+    from compact_agent.session import locks
+
+    fd = locks.kept(root / session_id)
+    assert fd is not None
+    locks.release(fd)
+
+
 def started(root: Path, session_id: str, when: float) -> None:
-    """A session as a starting run leaves it before its store locks it: its prompt saved, its lock free."""
+    """A session a run wrote as it started, its prompt saved, its lock let go of: the run ended."""
     journal.save_prompt_early(root, session_id, "fix the build")
+    let_go(root, session_id)
     for p in [root / f"{session_id}.jsonl", root / session_id, *(root / session_id).rglob("*")]:
         os.utime(p, (when, when), follow_symlinks=False)
 
@@ -123,7 +134,8 @@ def test_a_session_a_run_writes_to_after_it_was_chosen_is_left(tmp_path: Path, m
     real = removal._hold
 
     def hold(side: Path, session_id: str) -> int | None:
-        journal.save_prompt_early(root, session_id, "go on")  # a run resuming it, in between
+        journal.save_prompt_early(root, session_id, "go on")  # a run resuming it, in between, that ended
+        let_go(root, session_id)
         os.utime(root / f"{session_id}.jsonl", (T, T))
         return real(side, session_id)
 
@@ -170,6 +182,7 @@ def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
 
     _, root = folder(tmp_path)
     entry = journal.save_prompt_early(root, "s1", "fix the build")
+    let_go(root, "s1")  # an earlier run's (saving); the store that took it over let go of it (taking back)
     real_flock, removed = removed_before_locking(root, monkeypatch)
     real_append = journal.append
     asked: list[str] = []
@@ -186,8 +199,12 @@ def test_a_lock_file_removed_while_a_typed_message_is_saved_is_taken_again(
         journal.save_prompt_early(root, "s1", "and the tests")
     else:
         journal.take_back_early(root, "s1", entry, new=False)
+        check_free(root, "s1")  # let go of once taken back
     assert removed and asked == ["held"]
-    check_free(root, "s1")  # let go of once written
+    if write == "save_prompt_early":  # kept until its store takes it over
+        with pytest.raises(SessionLocked):
+            check_free(root, "s1")
+        let_go(root, "s1")
     assert (root / "s1" / "lock").exists()
 
 
@@ -204,3 +221,19 @@ def test_taking_back_a_message_of_a_session_removed_meanwhile_makes_nothing(tmp_
     with contextlib.suppress(OSError):
         journal.take_back_early(root, "s1", entry, new=False)
     assert sorted(p.name for p in root.iterdir()) == []
+
+
+def test_a_session_a_starting_run_saved_its_prompt_in_is_in_use(tmp_path: Path) -> None:
+    """The run keeps the lock its early save took until its store takes it over: removing by age
+    (or by its id) says the session is in use, whatever its age, and leaves it."""
+    home, root = folder(tmp_path)
+    journal.save_prompt_early(root, "20331008-033310-abcdef", "fix the build")
+    for p in [root / "20331008-033310-abcdef.jsonl", root / "20331008-033310-abcdef"]:
+        os.utime(p, (T - 10 * DAY, T - 10 * DAY))
+    try:
+        code, said, warned = run(root, home, 0, T)
+        assert (code, said) == (0, [])
+        assert warned == ["session 20331008-033310-abcdef is in use by another compact-agent process; not removed"]
+        assert b"fix the build" in (root / "20331008-033310-abcdef.jsonl").read_bytes()
+    finally:
+        let_go(root, "20331008-033310-abcdef")

@@ -254,10 +254,13 @@ _EARLY: dict[Path, tuple[str, str, Path | None]] = {}
 
 def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[], str] = now_iso) -> str:
     """Save `text` as a prompt entry of session `session_id` in `root` before its store exists
-    (the REPL's first seconds); its entry id. The session's lock is held while writing, so this
-    never writes into a session another process holds (SessionLocked then, from the store's words);
-    it is taken as the store takes it (locks.py, `hold`), again on a lock file made anew when
-    `sessions --delete` removed it between its opening and its locking.
+    (the REPL's first seconds); its entry id. The session's lock is taken first, so this never
+    writes into a session another process holds (SessionLocked then, from the store's words); it
+    is taken as the store takes it (locks.py, `hold`), again on a lock file made anew when
+    `sessions --delete` removed it between its opening and its locking. And it is kept (locks.py,
+    `keep`) until the store takes it over when the session opens: let go in between, a second run
+    of the same session saved its prompt too, was refused as in use only when its own store
+    opened, and left the prompt to join the first run's turn, sent to the model with it.
 
     A session this write makes also gets the options the run was started with (the `meta` entry the
     store writes, remembered.py): killed while starting, it is continued with them, not at the
@@ -266,23 +269,23 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
     session is refused (NotASessionFile) before anything is made for it."""
     path = root / f"{session_id}.jsonl"
     refuse_if_not_a_session(path)
-    lock = locks.hold(root / session_id, session_id, root)
-    if lock is None:
-        raise SessionLocked(in_use_message(session_id))
-    try:
-        made: list[dict[str, Any]] = []
-        options = _options_of_a_new_session(path)
+    folder = root / session_id
+    if locks.kept_here(folder) is None:  # else an earlier message typed while it is built took it
+        lock = locks.hold(folder, session_id, root)
+        if lock is None:
+            raise SessionLocked(in_use_message(session_id))
+        locks.keep(folder, lock)  # until the store takes it (also when this write fails: it opens next)
+    made: list[dict[str, Any]] = []
+    options = _options_of_a_new_session(path)
 
-        def line(parent: str | None) -> bytes:
-            if options:
-                made.append(new_entry("meta", {"meta": {remembered.KEY: options}}, parent, clock()))
-                parent = made[-1]["id"]
-            made.append(new_entry("prompt", {"prompt": {"text": text}}, parent, clock()))
-            return encode(made)
+    def line(parent: str | None) -> bytes:
+        if options:
+            made.append(new_entry("meta", {"meta": {remembered.KEY: options}}, parent, clock()))
+            parent = made[-1]["id"]
+        made.append(new_entry("prompt", {"prompt": {"text": text}}, parent, clock()))
+        return encode(made)
 
-        kept = append(path, line, root / session_id)
-    finally:
-        locks.release(lock)
+    kept = append(path, line, folder)
     eid: str = made[-1]["id"]
     _EARLY[path.resolve()] = (eid, text, kept)
     return eid
@@ -312,21 +315,25 @@ def take_back_early(root: Path, session_id: str, entry_id: str, *, new: bool,
     opened (bad usage: nothing ran, as when a flag is refused). A session that write made (`new`)
     loses its file, so `-c` does not take it for the last conversation (the store's
     `remove_if_unused` then clears its folder); in an earlier session the prompt is marked unsent,
-    so a load has the history as it was. Under the session's lock (locks.py, `hold`: a lock file
-    removed meanwhile is taken again on the one made anew): one another process holds, or whose
-    lock file cannot be opened, is left as it is, and so is one whose file is gone (nothing is made
-    for it). Raises OSError."""
+    so a load has the history as it was. Under the session's lock, the one the save kept (locks.py,
+    `keep`), let go of here; else taken anew (`hold`: a lock file removed meanwhile is taken again
+    on the one made anew): one another process holds, or whose lock file cannot be opened, is left
+    as it is, and so is one whose file is gone (nothing is made for it). Raises OSError."""
     path = root / f"{session_id}.jsonl"
     with contextlib.suppress(OSError):
         _EARLY.pop(path.resolve(), None)
+    lock = locks.kept(root / session_id)
     if not path.exists():  # removed meanwhile (`sessions --delete`): nothing to take back, nothing made
-        return
-    try:
-        lock = locks.hold(root / session_id, session_id, root)
-    except SessionError:
+        if lock is not None:
+            locks.release(lock)
         return
     if lock is None:
-        return
+        try:
+            lock = locks.hold(root / session_id, session_id, root)
+        except SessionError:
+            return
+        if lock is None:
+            return
     try:
         if new:
             path.unlink(missing_ok=True)

@@ -5,9 +5,11 @@ built, and lets go of it when the run ends (`release`). The REPL builds it while
 (repl_start.py), so a session in use was found out only seconds after the user had started typing
 into a prompt that then went away. `check_free` asks the same lock, cheaply (no pydantic-ai
 import), and lets go of it at once: the store takes it for good when the session is built, and
-refuses then if another process took it in between. The REPL saves a message typed while the
-session is being built under the same lock, a moment long (journal.py, `hold`). All live here,
-apart from the store, so the one lock and its words are in one place.
+refuses then if another process took it in between. A prompt saved before its session is built
+(print mode's, the REPL's message typed while it is built: journal.py) is saved under the same
+lock, and it is kept (`keep`) until the store takes it over (`take`): a run refused as in use then
+is refused before it writes anything, not after its prompt joined another run's turn. All live
+here, apart from the store, so the one lock and its words are in one place.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from .files import SessionError, SessionLocked, ensure_private_dir
 
 #: The lock file in a session's folder (`take`, SessionStore.lock).
 LOCK_FILE = "lock"
+
+#: Session folder -> the lock this process took before its store existed (`keep`), for `take`.
+_KEPT: dict[Path, int] = {}
 
 
 def in_use_message(session_id: str) -> str:
@@ -54,8 +59,14 @@ def check_free(root: Path, session_id: str) -> None:
 
 def take(folder: Path, session_id: str, root: Path) -> int:
     """Lock session `session_id` (its folder `folder`, in `root`) for good: the lock file's open
-    descriptor, this process's id written in it. Raises SessionLocked when another process holds it."""
-    fd = hold(folder, session_id, root)
+    descriptor, this process's id written in it: the one `keep` kept when this process took it
+    already, before the session was built. Raises SessionLocked when another process holds it."""
+    fd = kept(folder)
+    if fd is not None and not _same_file(folder / LOCK_FILE, fd):  # its file is gone: it locks nothing
+        release(fd)
+        fd = None
+    if fd is None:
+        fd = hold(folder, session_id, root)
     if fd is None:
         raise SessionLocked(in_use_message(session_id))
     with contextlib.suppress(OSError):
@@ -90,6 +101,30 @@ def hold(folder: Path, session_id: str, root: Path) -> int | None:
         os.close(fd)
     raise SessionError(f"cannot open session {session_id} in {root}: its lock file "
                        "was removed each time it was taken")
+
+
+def keep(folder: Path, fd: int) -> None:
+    """Keep the lock `hold` returned on session folder `folder` until `take` (the store) takes it
+    over, or `kept` is asked for it (a prompt saved early and taken back). A lock taken again in
+    the same process on another descriptor would be refused, as another process's is."""
+    _KEPT[_key(folder)] = fd
+
+
+def kept(folder: Path) -> int | None:
+    """The lock `keep` kept on session folder `folder` (None: none), no longer kept: the caller's."""
+    return _KEPT.pop(_key(folder), None)
+
+
+def kept_here(folder: Path) -> int | None:
+    """The lock `keep` kept on session folder `folder`, kept still (None: none)."""
+    return _KEPT.get(_key(folder))
+
+
+def _key(folder: Path) -> Path:
+    try:
+        return folder.resolve()
+    except OSError:
+        return folder.absolute()
 
 
 def release(fd: int) -> None:

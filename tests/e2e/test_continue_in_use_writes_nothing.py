@@ -1,0 +1,114 @@
+"""A `-c -p` run refused because another run holds the session writes nothing there.
+
+Print mode saves its prompt before its session is built (early_prompt.py). That save let go of the
+session's lock at once, and the store took it again only seconds later, when the session opened: a
+second `-c -p` started meanwhile saved its prompt too, and was refused as in use only when its own
+store opened. Its prompt stayed in the first run's session, went to the model with the first run's
+turn, and that run warned of a message "typed" in an earlier run. Now the lock taken for the early
+save is kept until the store takes it over, so the second run is refused before it writes anything.
+
+The order is fixed, with no timing: each run waits at pydantic-ai's import for a file of its own
+(after its early save), and the server holds the first run's request until the second was refused.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
+from tests.ui.test_typed_prompt_kill import saved
+
+from .conftest import REPO
+from .test_print_prompt_saved_early import fake, said
+
+#: pydantic-ai cannot be imported until the file GATE exists; GATE.reached says a run waits there.
+GATE = """
+import os, sys, time
+
+class Gate:
+    def find_spec(self, name, path=None, target=None):
+        if name == "pydantic_ai":
+            open(os.environ["GATE"] + ".reached", "w").close()
+            while not os.path.exists(os.environ["GATE"]):
+                time.sleep(0.01)
+        return None
+
+sys.meta_path.insert(0, Gate())
+"""
+
+
+def gated(cli, gate: Path, *args: str) -> subprocess.Popen:
+    """`compact-agent ARGS` whose start-up waits at pydantic-ai's import until `gate` exists."""
+    hook = cli.home.parent / "gate-hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(GATE)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"COMPACT_AGENT_HOME": str(cli.home), "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml"),
+                "PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(gate)})
+    return subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def reached(gate: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Wait until the run `proc` waits at `gate` (polled: no fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not Path(f"{gate}.reached").exists():
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < deadline, "the run never reached its gate"
+        time.sleep(0.01)
+
+
+def files(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
+def test_a_second_continue_refused_as_in_use_leaves_no_prompt_behind(cli):
+    arrived, release = threading.Event(), threading.Event()
+
+    def responder(req) -> Reply:
+        if req.last_user_text() == "cont 1":
+            arrived.set()
+            release.wait(60)  # until the second run was refused
+        return Reply.text("answered")
+
+    gate_a, gate_b = cli.home.parent / "gate-a", cli.home.parent / "gate-b"
+    with FakeOpenAIServer(responder) as server:
+        assert cli("-p", "base", *fake(server)).code == 0
+        [path] = cli.sessions()
+        a = gated(cli, gate_a, "-c", "-p", "cont 1", *fake(server))
+        b = None
+        try:
+            saved(cli.home, "cont 1")  # the first run's prompt saved early; its session not open yet
+            reached(gate_a, a)
+            b = gated(cli, gate_b, "-c", "-p", "cont 2", *fake(server))
+            reached(gate_b, b)  # past its own early save (or its refusal), its session not open yet
+            gate_a.touch()
+            assert arrived.wait(60), a.communicate()[1].decode() if a.poll() is not None else "no request"
+            before = files(cli.home)  # the first run waits for its answer, holding the session
+            gate_b.touch()
+            _, b_err = b.communicate(timeout=60)
+            assert b.returncode == 1, b_err.decode()
+            assert "is in use by another compact-agent process" in b_err.decode()
+            assert files(cli.home) == before  # the refused run left nothing: no prompt, no new session
+            release.set()
+            a_out, a_err = a.communicate(timeout=60)
+        finally:
+            release.set()
+            gate_a.touch()
+            gate_b.touch()
+            for proc in (a, b):
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+    assert a.returncode == 0, a_err.decode()
+    assert a_out.decode() == "answered\n"
+    assert "had not reached the model" not in a_err.decode()  # nothing "typed" in an earlier run
+    assert [m["content"] for m in user_messages(server.requests[-1])] == ["base", "cont 1"]
+    assert said(path) == ["base", "answered", "cont 1", "answered"]
+    assert cli.sessions() == [path]
+    assert b"cont 2" not in b"".join(files(cli.home).values())
