@@ -199,6 +199,21 @@ def _is_trusted(cwd: Path, user: dict[str, Any]) -> bool:
     return any(isinstance(p, str) and no_path(p) is None and Path(p).expanduser().resolve() == here for p in listed)
 
 
+def leads_outside(project_path: Path) -> str | None:
+    """The line saying the project's settings file is not read, where it is a link that leads out of
+    its folder, the working directory (`.compact-agent.toml -> ../creds`): a repository's file may
+    not have another file read as its settings and quoted back in an error. None where it stays
+    inside, or loops (reading it then says so). The user's own file is not the project's: not asked."""
+    try:
+        real, here = project_path.resolve(), project_path.parent.resolve()
+    except (OSError, RuntimeError):  # a link that loops
+        return None
+    if here in real.parents:
+        return None
+    return (f"{project_path}: not read: it links to {real}, outside the working directory (a project's settings "
+            "file is read only from inside it)")
+
+
 def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, Any] | None = None,
          remembered_by: str = "the session") -> Loaded:
     """Effective settings for a session in `cwd`; raises SettingsError with a one-line reason.
@@ -210,7 +225,9 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
     named_by = "COMPACT_AGENT_CONFIG" if os.environ.get("COMPACT_AGENT_CONFIG") else ""
     unread: list[str] = []  # a file that is not TOML says its parse error, beside every other problem
     user = flatten(read_or_say(user_path, unread, named_by), str(user_path), warnings)
-    project = flatten(read_or_say(project_path, unread), str(project_path), warnings)
+    if (outside := leads_outside(project_path)) is not None:
+        warnings.append(outside)
+    project = {} if outside else flatten(read_or_say(project_path, unread), str(project_path), warnings)
     bad: list[Bad] = []  # every bad value, said together
     if (wrong := _trust_problem(user.get("trusted_projects", []))) is not None:
         bad.append(Bad("trusted_projects", f"from {user_path}", wrong))
@@ -342,10 +359,12 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
     lines.append("")
     for label, path in files.items():
         state = "found" if Path(path).is_file() else "not found"
+        if label == "project file" and leads_outside(Path(path)) is not None:
+            state = "not read: it links outside the working directory"
         if label == "user file" and os.environ.get("COMPACT_AGENT_CONFIG"):
             state += ", named by COMPACT_AGENT_CONFIG"  # not the default place: say whence the path
         lines.append(f"{label}: {path} ({state})")
-    if loaded.project_file.is_file():
+    if loaded.project_file.is_file() and leads_outside(loaded.project_file) is None:
         lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url, model choice and limits ignored)'}")
     lines += [f"warning: {w}" for w in loaded.warnings]
     return "\n".join(lines) + "\n"

@@ -104,15 +104,25 @@ def test_a_config_file_over_the_cap_is_refused(tmp_path: Path) -> None:
 
 
 def test_piped_stdin_is_not_read_as_the_project_config(tmp_path: Path) -> None:
-    """`.compact-agent.toml -> /dev/stdin`: the CLI says so in one line instead of parsing the pipe."""
-    (tmp_path / ".compact-agent.toml").symlink_to("/dev/stdin")
+    """`.compact-agent.toml -> /dev/stdin`: the CLI says so in one line instead of parsing the pipe
+    (a link out of the working directory: not read); a FIFO in its place is not a regular file."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPACT_AGENT_")}
     env.update({"PYTHONPATH": str(REPO / "src"), "COMPACT_AGENT_CONFIG": str(tmp_path / "none.toml"),
                 "COMPACT_AGENT_HOME": str(tmp_path / "home")})
-    proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", "config"], cwd=tmp_path, env=env,
-                          input='model = "evil"\n', capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "not a regular file" in proc.stderr
-    assert "Traceback" not in proc.stderr and "evil" not in proc.stdout
+
+    def config() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "compact_agent.cli", "config"], cwd=tmp_path, env=env,
+                              input='model = "evil"\n', capture_output=True, text=True, timeout=60)
+
+    (tmp_path / ".compact-agent.toml").symlink_to("/dev/stdin")
+    linked = config()
+    assert linked.returncode == 0 and "compact-agent.toml: not read: it links to" in linked.stdout
+    assert "Traceback" not in linked.stderr and "evil" not in linked.stdout
+    (tmp_path / ".compact-agent.toml").unlink()
+    os.mkfifo(tmp_path / ".compact-agent.toml")
+    fifo = config()
+    assert fifo.returncode != 0 and "not a regular file" in fifo.stderr
+    assert "Traceback" not in fifo.stderr and "evil" not in fifo.stdout
 
 
 def test_a_repository_another_user_owns_above_the_working_directory_gives_no_instructions(
