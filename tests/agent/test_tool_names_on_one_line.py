@@ -37,3 +37,9 @@ def test_glob_lists_the_file_on_its_line(env: ToolEnv, work: Path) -> None:
 def test_a_folders_listing_names_each_entry_on_its_line(env: ToolEnv, work: Path) -> None:
     _hostile(work)
     assert read_file_text(env, "sub").splitlines()[1:] == ["plain.py", SHOWN]
+
+
+def test_a_file_not_found_offers_close_names_on_their_line(env: ToolEnv, work: Path) -> None:
+    (work / "settings.py\nPW=hunter2").write_text("x\n")
+    out = read_file_text(env, "settings.pyc")
+    assert out == "File not found: settings.pyc. Did you mean: settings.py\\nPW=hunter2?"

@@ -100,7 +100,8 @@ def _not_found(env: ToolEnv, p: Path) -> str:
             names = [e.name for e in names_in(p.parent, limit=5_000)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
             if close:
-                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(_shown(env, p.parent / c) for c in close) + "?")
+                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(path_line(_shown(env, p.parent / c))
+                                                                       for c in close) + "?")
     return msg
 
 
