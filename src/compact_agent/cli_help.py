@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from .cli_numbers import TOKENS_EXAMPLE
+from .stop_signals import nothing_spent as nothing_spent  # the result objects' spending fields, here too
 from .words import quoted
 
 
@@ -46,17 +47,6 @@ def error_object(message: str) -> str:
     return json.dumps({"type": "result", "subtype": "error", "is_error": True, "error": secrets.redact(message),
                        "result": None, "cut_off": False, "session_id": None, "duration_ms": 0,
                        **nothing_spent()}) + "\n"
-
-
-def nothing_spent() -> dict[str, object]:
-    """The spending fields of a result object (docs/usage.md) for a run that failed before its
-    session was opened: no request made, nothing spent, nothing compacted, refused or written to an
-    instruction file. Every result object has them, so a script reads `usage` of a failed run as of
-    any other."""
-    return {"num_turns": 0, "refused_requests": 0, "total_cost_usd": 0.0,
-            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
-                      "summary_requests": 0, "memory_requests": 0},
-            "compactions": [], "permission_denials": [], "instruction_files_changed": [], "learned_window": None}
 
 
 def json_error(message: str) -> str:

@@ -1,10 +1,12 @@
-"""`compact-agent -p` from the command line: the prompt saved and the signals armed before the
-seconds of start-up, then the run itself (ui/print_mode.py) and its exit code.
+"""`compact-agent -p` from the command line: the prompt saved and the signals armed for the run
+before the seconds of its start-up, then the run itself (ui/print_mode.py) and its exit code.
 
 Apart from cli.py, which parses and checks the command line for both modes, and from
 ui/print_mode.py, which needs pydantic-ai: what happens here comes before that import, so a
 SIGTERM, SIGHUP or Ctrl-C in those seconds still says in one line whether the prompt is saved
 (stop_signals.py), and a prompt typed is on disk before anything can lose it (early_prompt.py).
+The seconds before, while the command line itself loads, are covered by `__main__.py`, which
+arms SIGTERM and SIGHUP first thing (a run started as `python -m compact_agent.cli` has them from here).
 """
 
 from __future__ import annotations

@@ -304,6 +304,17 @@ def interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
+def nothing_spent() -> dict[str, object]:
+    """The spending fields of a result object (docs/usage.md) for a run that ended before its
+    session was opened: no request made, nothing spent, nothing compacted, refused or written to an
+    instruction file. Every result object has them, so a script reads `usage` of a failed run as of
+    any other."""
+    return {"num_turns": 0, "refused_requests": 0, "total_cost_usd": 0.0,
+            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
+                      "summary_requests": 0, "memory_requests": 0},
+            "compactions": [], "permission_denials": [], "instruction_files_changed": [], "learned_window": None}
+
+
 def _end(signum: int) -> None:
     name = signal.Signals(signum).name
     shell_groups.kill_all()  # the commands running: in their own groups, the signal never reached them
@@ -346,6 +357,7 @@ def _write_result(said: str, name: str, subtype: str) -> None:
                               "signal": name, "result": None, "cut_off": _state.cut_off,
                               "session_id": _state.session_id,
                               "duration_ms": int((time.monotonic() - _state.started) * 1000)}
+    result |= nothing_spent()  # until print mode reports its run (`reporting`): no request made yet
     if _state.fields is not None:
         with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it
             result |= _state.fields()

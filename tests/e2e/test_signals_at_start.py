@@ -1,0 +1,108 @@
+"""A signal in the first second of `compact-agent -p`, while Python loads the command line (typer,
+pydantic: half a second or more), ends the run as one later does: one line on stderr and, with
+`--output-format json`, a result object as the last line of stdout. SIGTERM and SIGHUP ended it
+silently (killed by the signal, nothing written).
+
+The command is run as installed (`compact_agent.__main__`, what the `compact-agent` script calls)
+and stops at a known point: the import of `typer`, the first thing the command line loads, is held
+by a finder put first in sys.meta_path from a sitecustomize.py on PYTHONPATH (it writes a file
+saying it got there, then waits); the test sends the signal once that file is there."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+HOLD = """
+import os, sys, time
+
+class Hold:
+    # The import of HOLD_AT never finishes: READY says the run got there, and it waits for the signal.
+
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["HOLD_AT"]:
+            open(os.environ["READY"], "w").close()
+            while True:
+                time.sleep(0.01)
+        return None
+
+sys.meta_path.insert(0, Hold())
+"""
+
+PRINT = ("-p", "hello", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "sk-test")
+
+
+def signalled_at(tmp_path: Path, sig: signal.Signals, *args: str, module: str = "typer",
+                 entry: str = "compact_agent") -> tuple[int, str, str]:
+    """`python -m ENTRY ARGS` held at the import of `module`, sent `sig` there: exit, stdout, stderr."""
+    hook, home, cwd = tmp_path / "hold", tmp_path / "home", tmp_path / "project"
+    for d in (hook, cwd):
+        d.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(HOLD)
+    ready = tmp_path / "ready"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"COMPACT_AGENT_HOME": str(home), "COMPACT_AGENT_CONFIG": str(home / "config.toml"),
+                "PYTHONPATH": f"{hook}:{REPO / 'src'}", "HOLD_AT": module, "READY": str(ready)})
+    with subprocess.Popen([sys.executable, "-m", entry, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        try:
+            deadline = time.monotonic() + 60
+            while not ready.exists():  # the readiness signal
+                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+                time.sleep(0.01)
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert not list(home.glob("projects/*/*.jsonl"))  # no session was made: the prompt was not read yet
+    return proc.returncode, out.decode(), err.decode()
+
+
+def nothing_spent(result: dict) -> None:
+    """The spending fields every result object has, for a run that made no request."""
+    assert result["num_turns"] == 0 and result["total_cost_usd"] == 0.0, result
+    assert result["usage"]["requests"] == 0 and result["compactions"] == [], result
+    assert result["session_id"] is None and result["result"] is None and result["is_error"] is True, result
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_terminated_while_the_command_line_loads_says_so(tmp_path: Path, sig: signal.Signals) -> None:
+    code, out, err = signalled_at(tmp_path, sig, *PRINT)
+    assert code == -sig, (code, out, err)  # ended by the signal, as later: 143 or 129 in a shell
+    assert (err, out) == (f"compact-agent: terminated ({sig.name})\n", "")
+
+
+@pytest.mark.parametrize("output", ["json", "stream-json"])
+def test_terminated_while_loading_ends_stdout_with_a_result(tmp_path: Path, output: str) -> None:
+    code, out, err = signalled_at(tmp_path, signal.SIGTERM, *PRINT, "--output-format", output)
+    assert (code, err) == (-signal.SIGTERM, "compact-agent: terminated (SIGTERM)\n"), out
+    result = json.loads(out.splitlines()[-1])
+    assert (result["type"], result["subtype"], result["signal"]) == ("result", "error_terminated", "SIGTERM")
+    assert result["error"] == "terminated (SIGTERM)"
+    nothing_spent(result)
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["-p", "hi"], (True, False)),
+    (["-yp", "hi", "--output-format", "json"], (True, True)),
+    (["--output-format=stream-json", "--print", "hi"], (True, True)),
+    (["-p", "hi", "--output-format", "text"], (True, False)),
+    (["--output-format", "json", "hi"], (False, False)),  # the REPL's error, not print mode
+    (["sessions"], (False, False)),
+    (["--", "-p"], (False, False)),  # after `--`: the query
+])
+def test_print_mode_is_read_before_the_command_line_loads(args: list[str], expected: tuple[bool, bool]) -> None:
+    from compact_agent.__main__ import print_args
+
+    assert print_args(args) == expected
