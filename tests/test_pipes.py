@@ -50,3 +50,14 @@ def test_output_to_a_full_disk_is_one_line_and_exit_1(tmp_path) -> None:
         err = run.stderr.decode()
         assert run.returncode == 1 and err.count("\n") == 1 and "No space left on device" in err, (args, err)
         assert "Traceback" not in err
+
+
+def test_a_reader_gone_is_told_apart_also_inside_a_group() -> None:
+    """Print mode marks a turn the reader cut short as stopped (ui/print_mode.py); a task group
+    in the turn may hand the ReaderGone on inside a group."""
+    from compact_agent.pipes import ReaderGone, reader_left
+
+    assert reader_left(ReaderGone())
+    assert reader_left(BaseExceptionGroup("turn", [ValueError("x"), BaseExceptionGroup("tools", [ReaderGone()])]))
+    assert not reader_left(KeyboardInterrupt())
+    assert not reader_left(BaseExceptionGroup("turn", [KeyboardInterrupt()]))

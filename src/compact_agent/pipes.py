@@ -35,6 +35,14 @@ class ReaderGone(BaseException):
     reply streamed so far is kept, marked as cut."""
 
 
+def reader_left(e: BaseException) -> bool:
+    """Whether `e` is the reader of our output gone (ReaderGone), also inside a group: print mode
+    marks the turn it cut short as stopped, as Ctrl-C's (ui/print_mode.py)."""
+    if isinstance(e, ReaderGone):
+        return True
+    return isinstance(e, BaseExceptionGroup) and any(reader_left(x) for x in e.exceptions)
+
+
 #: Characters written at once at most: 4 bytes each at most in UTF-8, a pipe takes 4,096 (PIPE_BUF)
 #: in one piece or not at all.
 ATOMIC_CHARS = 1_024

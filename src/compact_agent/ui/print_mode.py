@@ -28,6 +28,7 @@ from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
+from ..pipes import reader_left
 from ..session.prompt_history import Unsent, said_unsent
 from ..words import plural
 from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
@@ -344,14 +345,15 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
         # --verbose says a refused request's wait, as the REPL does (retry_notice.py)
         with retry_notice.telling(run.trace) if run.verbose else contextlib.nullcontext():
             return await session.run_turn(prompt, on_text=on_text, on_tool=run.on_tool, typed=typed)
-    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: `-c` says the user stopped it, as the REPL's
-        with contextlib.suppress(OSError):
-            session.store.note_stopped()
-        raise
     except Exception as e:  # noqa: BLE001
         subtype = "error_max_turns" if max_turns_message(e) else "error"  # an answer not saved is shown all the same
         hints = _hints(session.store.root, saved_id(session))
         return print_unsaved.shown(run, session, e, saved_id(session)) or _failed(run, describe_error(e, *hints), session, subtype)
+    except BaseException as e:  # Ctrl-C, or a reader that closed the pipe (`| head -1`, pipes.py): `-c` says the user stopped it
+        if isinstance(e, asyncio.CancelledError | KeyboardInterrupt) or reader_left(e):  # as the REPL's
+            with contextlib.suppress(OSError):
+                session.store.note_stopped()
+        raise
 
 
 def _hints(root: Path, session_id: str | None) -> tuple[str, str]:
