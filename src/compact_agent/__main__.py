@@ -5,9 +5,10 @@ typer, rich, prompt_toolkit, pydantic-settings, platformdirs and the provider SD
 the `cli` extra. Without them the command says so in one line instead of a traceback.
 
 Loading the command line takes half a second or more (typer, pydantic). A `-p` run has its
-SIGTERM and SIGHUP handler in place before that (`arm_print_mode`): a signal then says so in one
-line (with `--output-format json`, the result object too), where the run ended by the signal with
-nothing written. Only the interpreter's own start and this module's few imports come before.
+SIGTERM and SIGHUP handler in place before that (`arm_print_mode`), and a Ctrl-C then is caught
+here (`compact-agent: interrupted`, exit 130, as later): either says so in one line (with
+`--output-format json`, the result object too), where the run ended by the signal with nothing
+written, or with a traceback. Only the interpreter's own start and this module's few imports come before.
 """
 
 from __future__ import annotations
@@ -63,16 +64,21 @@ def arm_print_mode(args: list[str]) -> None:
 
 
 def main() -> None:
-    arm_print_mode(sys.argv[1:])
     try:
-        from .cli import main as cli_main
-    except ModuleNotFoundError as e:
-        if e.name and e.name.split(".")[0] in CLI_MODULES:
-            sys.stderr.write(f"compact-agent: the command-line agent needs the 'cli' extra ({e.name} is not "
-                             f"installed): {install_cli_command()}\n")
-            raise SystemExit(1) from None
-        raise
-    cli_main()
+        arm_print_mode(sys.argv[1:])
+        try:
+            from .cli import main as cli_main
+        except ModuleNotFoundError as e:
+            if e.name and e.name.split(".")[0] in CLI_MODULES:
+                sys.stderr.write(f"compact-agent: the command-line agent needs the 'cli' extra ({e.name} is not "
+                                 f"installed): {install_cli_command()}\n")
+                raise SystemExit(1) from None
+            raise
+        cli_main()
+    except KeyboardInterrupt:  # while the command line loads, or before it parses (cli.main has its own after)
+        from .stop_signals import interrupted
+
+        raise SystemExit(interrupted()) from None
 
 
 if __name__ == "__main__":

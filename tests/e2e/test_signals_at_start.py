@@ -1,7 +1,7 @@
 """A signal in the first second of `compact-agent -p`, while Python loads the command line (typer,
 pydantic: half a second or more), ends the run as one later does: one line on stderr and, with
 `--output-format json`, a result object as the last line of stdout. SIGTERM and SIGHUP ended it
-silently (killed by the signal, nothing written).
+silently (killed by the signal, nothing written), Ctrl-C with a Python traceback.
 
 The command is run as installed (`compact_agent.__main__`, what the `compact-agent` script calls)
 and stops at a known point: the import of `typer`, the first thing the command line loads, is held
@@ -90,6 +90,21 @@ def test_terminated_while_loading_ends_stdout_with_a_result(tmp_path: Path, outp
     result = json.loads(out.splitlines()[-1])
     assert (result["type"], result["subtype"], result["signal"]) == ("result", "error_terminated", "SIGTERM")
     assert result["error"] == "terminated (SIGTERM)"
+    nothing_spent(result)
+
+
+@pytest.mark.parametrize("args", [PRINT, ("sessions",)], ids=["print", "sessions"])
+def test_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path: Path, args: tuple[str, ...]) -> None:
+    code, out, err = signalled_at(tmp_path, signal.SIGINT, *args)
+    assert (code, err, out) == (130, "compact-agent: interrupted\n", "")
+
+
+def test_ctrl_c_while_loading_ends_stdout_with_a_result(tmp_path: Path) -> None:
+    code, out, err = signalled_at(tmp_path, signal.SIGINT, *PRINT, "--output-format", "json")
+    assert (code, err) == (130, "compact-agent: interrupted\n"), out
+    result = json.loads(out.splitlines()[-1])
+    assert (result["type"], result["subtype"], result["signal"]) == ("result", "error_interrupted", "SIGINT")
+    assert result["error"] == "interrupted"
     nothing_spent(result)
 
 
