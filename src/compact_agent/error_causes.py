@@ -149,12 +149,35 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
 def after_retries(e: BaseException) -> str:
     """How often the failed request was tried, as a timeout's line says it: `, after 2 retries`;
     `, tried once with max_retries = 0` where the SDK retried it not at all (it retries a timeout while
-    `max_retries` lets it); `, after retries` where no request says. The SDK numbers each attempt's
-    retries in a header it sends (`x-stainless-retry-count`), on the last attempt's request."""
+    `max_retries` lets it); `, tried once: a reply that had begun streaming is not retried` where the
+    one attempt failed while its streamed reply was being read, which the SDKs never send again
+    whatever `max_retries` says (`stream_began`); `, after retries` where no request says. The SDK
+    numbers each attempt's retries in a header it sends (`x-stainless-retry-count`), on the last
+    attempt's request."""
     n = retries(e)
     if n is None:
         return ", after retries"
-    return ", tried once with max_retries = 0" if n == 0 else f", after {n} retr{'y' if n == 1 else 'ies'}"
+    if n == 0:
+        return ", tried once: a reply that had begun streaming is not retried" if stream_began(e) else (
+            ", tried once with max_retries = 0")
+    return f", after {n} retr{'y' if n == 1 else 'ies'}"
+
+
+def stream_began(e: BaseException) -> bool:
+    """The failed attempt's reply was a stream (SSE) whose headers had come: the error under `e` was
+    raised while its body was read, through the deadline's stream (deadline.py) of such a reply.
+    The SDKs retry within the request they send; the stream is read after it has returned, so an
+    error there (a timeout, the deadline) ends the attempt for good. A body that is not streamed is
+    read within the request, and retried."""
+    for cause in chain(e):
+        tb = cause.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_globals.get("__name__") == "compact_agent.deadline" and frame.f_code.co_name == "__aiter__":
+                if getattr(frame.f_locals.get("self"), "sse", False) is True:
+                    return True
+            tb = tb.tb_next
+    return False
 
 
 def retries(e: BaseException) -> int | None:

@@ -27,3 +27,19 @@ async def test_a_timeout_says_how_often_the_request_was_tried(tmp_path: Path, re
     assert len(server.requests) == retries + 1
     line = describe_error(info.value)
     assert "did not answer in time" + said in line and "after retries" not in line, line
+
+
+async def test_a_streamed_reply_cut_off_by_the_timeout_blames_no_setting(tmp_path: Path) -> None:
+    """A streamed reply whose headers came, then only keep-alive comments until the request timeout,
+    is tried once whatever `max_retries` says (the SDK reads a stream after its retries): the line
+    said 'tried once with max_retries = 0' with the default of 2, a setting the user never set."""
+    with FakeOpenAIServer(lambda r: Reply.text("x"), faults=lambda r, a: Fault.trickle(0.05, 30.0)) as server:
+        s = session(tmp_path / "h", tmp_path / "p", server, settings=Settings(request_timeout_s=0.3))
+        with pytest.raises(Exception) as info:
+            await s.run_turn("hello", on_text=lambda text: None)  # streamed, as the REPL and -p ask
+        await s.aclose()
+        server.stopping.set()
+    assert len(server.requests) == 1 and server.requests[0].body.get("stream") is True
+    line = describe_error(info.value)
+    assert "did not answer in time, tried once: a reply that had begun streaming is not retried (raise" in line, line
+    assert "max_retries" not in line, line
