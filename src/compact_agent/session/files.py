@@ -51,10 +51,31 @@ def project_slug(cwd: Path) -> str:
     """The folder name of a working directory's sessions: the end of its path made readable, and a
     hash of the whole path, so that `my_app` and `my-app` (or `a.b` and `a-b`) never share sessions,
     checkpoints or prompt history. Without the hash they did: `-c` went on with the other folder's
-    conversation, and `/rewind` restored files in the other folder."""
+    conversation, and `/rewind` restored files in the other folder.
+
+    A provider key in the path (`~/proj/sk-proj-…`) is `REDACTED` in the readable part, as in
+    everything else we write: the folder's name is in every path of an archive or a spilled result
+    shown to the user or the model. The hash is of the path as it is, so two directories that differ
+    only in the key they hold still get two folders."""
     path = str(cwd.resolve())
-    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
-    return f"{legacy_slug(cwd)[-100:]}-{digest}"
+    # Redacted again once made readable: `sk.proj.…` in the path reads as the key `sk-proj-…`.
+    readable = _readable(secrets.redact(_readable(secrets.redact(path))))
+    return f"{readable[-100:]}-{_path_hash(path)}"
+
+
+def unredacted_slug(cwd: Path) -> str:
+    """The name `project_slug` gave before it redacted keys: a key in the path stood in it whole.
+    The same name as `project_slug`'s for a path that holds no key."""
+    path = str(cwd.resolve())
+    return f"{_readable(path)[-100:]}-{_path_hash(path)}"
+
+
+def _path_hash(path: str) -> str:
+    return hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
+
+
+def _readable(path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", path).strip("-") or "root"
 
 
 NEW_NAME = re.compile(r"-[0-9a-f]{12}$")
@@ -62,9 +83,9 @@ NEW_NAME = re.compile(r"-[0-9a-f]{12}$")
 
 
 def legacy_slug(cwd: Path) -> str:
-    """The folder name earlier versions used: the readable part alone (see `project_slug`)."""
-    s = re.sub(r"[^A-Za-z0-9]+", "-", str(cwd.resolve())).strip("-")
-    return s[-120:] or "root"
+    """The folder name earlier versions used: the readable part alone (see `project_slug`), a key
+    in the path whole in it (the name they made, to be found)."""
+    return _readable(str(cwd.resolve()))[-120:]
 
 
 def ensure_private_dir(path: Path) -> Path:

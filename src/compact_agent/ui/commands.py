@@ -181,7 +181,7 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
         if i == len(paths) + 1:
             c.print(f"written since this session started; new sessions read {'it' if len(written) == 1 else 'them'} "
                     "(/clear starts one), this one keeps the system prompt it began with:")
-        line = f"  {i}. {p}  ({size})"
+        line = f"  {i}. {secrets.redact(str(p))}  ({size})"  # a key in the working directory's name
         if render.fits(c, line):
             c.print(line, markup=False, highlight=False)
         else:  # the path whole on a line of its own, as /history shows an archive's

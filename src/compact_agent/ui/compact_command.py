@@ -31,7 +31,7 @@ from ..context import CompactionBlocked, CompactionResult, NotSmaller
 from .approval import nothing
 from .command_registry import CommandError, command, current_repl
 from .compact_failure import CompactFailed, compact_failed
-from .render import compact_line
+from .render import archived_at, compact_line
 
 if TYPE_CHECKING:
     from .work_keys import WorkKeys
@@ -298,7 +298,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
         c.print(compact_line(result.event), markup=False, highlight=False, soft_wrap=True)
     if not preview and (moved := moved_line(result.event.detail.get("parts", {}), pivot, direction, count)):
         c.print(moved, markup=False, highlight=False)
-    c.print(f"full transcript archived at {result.archive}", markup=False, highlight=False, soft_wrap=True)  # a path, whole
+    c.print(archived_at(result.archive), markup=False, highlight=False, soft_wrap=True)  # a path, whole
 
 
 def resume_auto(s: AgentSession) -> str:

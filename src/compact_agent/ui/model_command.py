@@ -119,8 +119,7 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         if not in_repl:
             c.print(render.compact_line(sw.compaction.event), markup=False, highlight=False, soft_wrap=True)
         if sw.compaction.archive is not None:  # a path, whole
-            c.print(f"full transcript archived at {sw.compaction.archive}", markup=False, highlight=False,
-                    soft_wrap=True)
+            c.print(render.archived_at(sw.compaction.archive), markup=False, highlight=False, soft_wrap=True)
         if sw.summary_failed is not None:  # the old model wrote none: a record of the steps stands in for it
             c.print(f"{sw.summary_failed}, so the compaction is a record of the steps written without a model",
                     markup=False, highlight=False)

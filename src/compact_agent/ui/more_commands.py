@@ -77,6 +77,7 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
 def _paths(c: Console, label: str, paths: list[str]) -> None:
     """`label` and its paths on one line where it fits, else each path whole on a line of its own
     (as /history shows an archive's): a pipe's 80 columns split a deep project's path mid-name."""
+    paths = [secrets.redact(p) for p in paths]  # a key in the working directory's name
     line = label + (", ".join(paths) or "(none)")
     if render.fits(c, line):
         c.print(line, markup=False, highlight=False)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from .. import secrets
 from .visible import one_line, visible, visible_segments
 
 if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
@@ -118,7 +119,13 @@ def archive_line(ev: Event) -> str | None:
     path = ev.detail.get("archive")
     if ev.layer != "compact" or ev.trigger == "manual" or ev.action in ("failed", "blocked") or not path:
         return None
-    return f"full transcript archived at {path}"
+    return archived_at(path)
+
+
+def archived_at(path: object) -> str:
+    """`full transcript archived at PATH`, a provider key in the path redacted (a home folder inside
+    a directory named with the key; the sessions folder's own name holds none, session/files.py)."""
+    return f"full transcript archived at {secrets.redact(str(path))}"
 
 
 LAYER_WORDS = {
@@ -216,8 +223,9 @@ def savings_table(savings: dict[str, int]) -> Table:
 def path_line(c: Console, path: object, style: str = "", indent: str = "  ") -> None:
     """A path on a line of its own, from the left (after `indent`): never split by us, the terminal
     may wrap it, we do not, so it is copied whole; a pipe (print mode, laid out at 80 columns) gets
-    it on one line. `/history`, `/memory`, `/permissions` and `/notes` print their paths so."""
-    c.print(f"{indent}{path}", style=style, soft_wrap=True, markup=False, highlight=False)
+    it on one line. `/history`, `/memory`, `/permissions` and `/notes` print their paths so, a
+    provider key in one redacted (a working directory named with it)."""
+    c.print(f"{indent}{secrets.redact(str(path))}", style=style, soft_wrap=True, markup=False, highlight=False)
 
 
 def fits(c: Console, line: str) -> bool:

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from ... import secrets
 from ...config import Settings, home_dir
 from ...session.answered import continued_id
-from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, project_slug
+from ...session.files import (
+    NEW_NAME,
+    legacy_slug,
+    list_sessions,
+    new_session_id,
+    project_slug,
+    unredacted_slug,
+)
 from ...session.not_a_session import is_not_a_session, refusal
 from ...settings_file import user_config_path
 from ..integrations.instructions import Instructions, load_instructions
@@ -36,8 +43,9 @@ Today's date: {today}."""
 def system_prompt(cwd: Path, instructions: str, append: str = "") -> str:
     """The system prompt: ours, the instruction files' text, then --append-system-prompt. The
     appended text has the provider key redacted, as the instruction files' text has when read
-    (instructions.py): a key pasted in it would go with every request."""
-    text = SYSTEM_PROMPT.format(cwd=cwd, today=date.today().isoformat())
+    (instructions.py): a key pasted in it would go with every request; so has the working
+    directory's path (`~/proj/sk-proj-…`), as `bash pwd` shows it to the model."""
+    text = SYSTEM_PROMPT.format(cwd=secrets.redact(str(cwd)), today=date.today().isoformat())  # a key in the path too
     if instructions:
         text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{instructions}"
     if append:
@@ -82,20 +90,33 @@ def private_dirs(home: Path | None = None) -> list[Path]:
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
-    """The folder of `cwd`'s sessions. Sessions saved by a version that named it without the hash
-    of the path (`legacy_slug`) are moved there the first time, so `-c` still finds them."""
+    """The folder of `cwd`'s sessions. Sessions saved by a version that named it otherwise are
+    moved there the first time, so `-c` still finds them: one that named it without the hash of the
+    path (`legacy_slug`), or with a provider key in the path whole in the name (`unredacted_slug`;
+    moved, the key leaves the folder's name)."""
     projects = (home or home_dir()) / "projects"
     root = projects / project_slug(cwd)
-    if not root.exists():
-        old = projects / legacy_slug(cwd)
-        # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
-        # directory called that, and the new name of `proj`): that folder is not taken.
-        if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
-            try:
-                old.rename(root)
-            except OSError:
-                if not root.exists():  # not moved by another process: a read-only home; use it there
-                    return old
+    if root.exists():
+        return root
+    keyed = projects / unredacted_slug(cwd)
+    if keyed != root and keyed.is_dir() and not keyed.is_symlink():
+        return _moved(keyed, root)
+    old = projects / legacy_slug(cwd)
+    # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
+    # directory called that, and the new name of `proj`): that folder is not taken.
+    if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
+        return _moved(old, root)
+    return root
+
+
+def _moved(old: Path, root: Path) -> Path:
+    """`root`, once the sessions folder `old` is renamed to it; `old` where that fails and no other
+    process moved it (a read-only home: the sessions are read where they are)."""
+    try:
+        old.rename(root)
+    except OSError:
+        if not root.exists():
+            return old
     return root
 
 
