@@ -26,6 +26,7 @@ from .cli_help import (
     OneLineUsage,
     errors_as_json,
     fail,
+    say_interrupted,
 )
 from .cli_input import as_text, with_stdin
 from .cli_numbers import count, tokens
@@ -392,8 +393,7 @@ def main() -> None:
         try:
             app(args=args, prog_name="compact-agent")
         except KeyboardInterrupt:  # one during a command OneLineGroup ends; not one after it,
-            sys.stderr.write("compact-agent: interrupted\n")  # as while a usage error is written
-            raise SystemExit(130) from None
+            raise SystemExit(say_interrupted()) from None  # as while a usage error is written
 
 
 if __name__ == "__main__":

@@ -96,6 +96,19 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def say_interrupted(as_json: bool = False) -> int:
+    """A Ctrl-C under the command line, before print mode's own handler or outside it: `compact-agent:
+    interrupted` (and, once a `-p` run's prompt is saved, how it goes on), and with print mode's JSON
+    output (`as_json`, or as the command decided) the result object documented for Ctrl-C
+    (stop_signals.interrupted: "error_interrupted", signal SIGINT), not a plain error; a subcommand
+    given `--json`, its `{"error": ...}`. The exit status, 130."""
+    if _errors_as_json == "error":
+        return fail("interrupted", 130).exit_code
+    from .stop_signals import interrupted
+
+    return interrupted(as_json or _errors_as_json == "result")
+
+
 class OneLineUsage(_USAGE_ERROR):  # type: ignore[misc,valid-type]
     """A usage error said in one line on stderr, exit 2: no usage block, no `Try ... for help.`.
     `as_json`: the command line asked for print mode's JSON, so the error is that object on stdout
@@ -348,14 +361,15 @@ def _print_args(command: Any, args: list[str]) -> tuple[bool, str | None]:
 class OneLineGroup(_OneLineErrors, TyperGroup):
     """The top-level command: its parse errors in one line, and a Ctrl-C under it. The command-line
     library ended an interrupt with 130 and no word (in `sessions`, `config`, the seconds before the
-    REPL or a `-p` run takes over), where print mode and `main()` said `compact-agent: interrupted`."""
+    REPL or a `-p` run takes over), where print mode and `main()` said `compact-agent: interrupted`;
+    a `-p` run's JSON output ends with the result object a Ctrl-C gets later (`say_interrupted`)."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         given = list(args)  # the parser takes from `args` as it goes
         try:
             ctx = super().make_context(info_name, args, parent=parent, **extra)
         except KeyboardInterrupt:
-            raise fail("interrupted", 130) from None
+            raise typer.Exit(say_interrupted(wants_json(self, given))) from None
         from .cli_unused import COMMAND_LINE
 
         ctx.meta[COMMAND_LINE] = given  # a subcommand's error line repeats what came before its name
@@ -365,7 +379,7 @@ class OneLineGroup(_OneLineErrors, TyperGroup):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            raise fail("interrupted", 130) from None
+            raise typer.Exit(say_interrupted()) from None
 
 
 class OneLineCommand(_OneLineErrors, TyperCommand):

@@ -295,11 +295,14 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
     _end(signum)
 
 
-def interrupted() -> int:
+def interrupted(json_result: bool = False) -> int:
     """Ctrl-C (SIGINT) ended a print-mode run: the same line and result object as SIGTERM's, with
     "interrupted" and the subtype "error_interrupted"; the exit status to end with, 130 (128 +
     SIGINT, as a shell reports it). The run has unwound by then (the command line catches the
-    KeyboardInterrupt), so it exits with that status rather than being killed by the signal."""
+    KeyboardInterrupt), so it exits with that status rather than being killed by the signal.
+    `json_result`: the run asked for a result object although nothing armed one yet (a Ctrl-C as
+    the command line is read, in a process not started by `__main__`)."""
+    _state.json_result = _state.json_result or json_result
     _say("interrupted", "SIGINT", "error_interrupted")
     return EXIT_INTERRUPTED
 

@@ -108,6 +108,18 @@ def test_ctrl_c_while_loading_ends_stdout_with_a_result(tmp_path: Path) -> None:
     nothing_spent(result)
 
 
+def test_ctrl_c_before_print_mode_takes_over_is_the_interrupted_result(tmp_path: Path) -> None:
+    """Ctrl-C after the command line is loaded, while it is being checked (the command-line
+    library's part, before print mode's own handler): the result object documented for Ctrl-C, not
+    a plain error. Run through `compact_agent.cli` itself, which arms nothing before."""
+    code, out, err = signalled_at(tmp_path, signal.SIGINT, *PRINT, "--output-format", "json",
+                                  module="compact_agent.agent.run.options", entry="compact_agent.cli")
+    assert (code, err) == (130, "compact-agent: interrupted\n"), out
+    result = json.loads(out.splitlines()[-1])
+    assert (result["subtype"], result["signal"], result["error"]) == ("error_interrupted", "SIGINT", "interrupted")
+    nothing_spent(result)
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (["-p", "hi"], (True, False)),
     (["-yp", "hi", "--output-format", "json"], (True, True)),
