@@ -330,7 +330,7 @@ class Compactor(Keeper):
             head_msg = message(reads)
             limits = self._restore_limits(self.scaled(self.estimated([*keep_head, head_msg, *tail]) + overhead))
             paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
-            if len(shown := [p for p in reads if self.restorer.resolve(p) not in paths]) < len(reads):
+            if len(shown := [p for p in reads if self.restorer.name(p) not in paths]) < len(reads):
                 head_msg = message(shown)  # a file restored is not also one to "read again if needed"
             self.drop_plan()  # it counted the files the read state held
             if not reread or reread[-1][0] != (paths, limits.restore_tokens_per_file):

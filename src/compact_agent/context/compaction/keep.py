@@ -257,7 +257,7 @@ class Keeper:
 
     def kept_results(self, summarized: Sequence[ModelMessage], overhead: int = 0,
                      room: int | None = None, after: Sequence[ModelMessage] = (),
-                     restored: Collection[Path] = ()) -> list[ModelMessage]:
+                     restored: Collection[Path | str] = ()) -> list[ModelMessage]:
         """The tool results the model is still using among those a compaction replaces, each with
         its call, newest first within the default tail budget (each no larger than a restored
         file) and within `room` (estimated tokens, `results_room`) when given, in their original
@@ -329,9 +329,9 @@ class Keeper:
             return [], files
         if self.returns_to_changed is not None and not self.returns_to_changed():
             return [], files
-        changed = {self.restorer.resolve(p) for p in working}
+        changed = {self.restorer.name(p) for p in working}
         candidates = [p for p in self.restorer.recent_files() if p in changed]
-        exclude = {self.restorer.resolve(p) for p in read_paths_in(kept)}
+        exclude = {self.restorer.name(p) for p in read_paths_in(kept)}
         return pick_files(candidates, limits, exclude, self.restorer.file_tokens), files
 
     def _restore_limits(self, base: int) -> Limits:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
+from typing import TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
@@ -26,8 +27,8 @@ from ..plumbing.file_changes import changed_files as changed_files
 from ..plumbing.file_changes import failed_calls, path_of
 from ..plumbing.markers import RESTORED, failed_result, ours
 
-__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read_files", "read_path", "reads",
-           "render", "render_failed"]
+__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "named", "read_files", "read_path",
+           "reads", "render", "render_failed"]
 
 #: The tools that write, edit or patch files (`plumbing/file_changes.py`, where `changed_files` reads
 #: them), and those that read one (in lower case): ours, Claude Code's Read, editor tools' view. Each
@@ -37,6 +38,26 @@ __all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "read
 READ_TOOLS = frozenset({"read_file", "read", "view"})
 #: Arguments that make a read a slice of its file (ours and Claude Code's offset/limit, an editor's range).
 SLICE_KEYS = ("offset", "limit", "view_range")
+
+
+Name = TypeVar("Name")
+
+
+def named(resolve: Callable[[str], Name], path: str) -> Name | str:
+    """What `resolve` (`Restorer.resolve`, the caller's callback) names `path` as, or, where it raised,
+    the text `path` itself: a name that matches the same text only, never a path `resolve` named.
+    Every call of the callback here goes through this. The path is text a model wrote, on a file system
+    that changes under it: a link that loops (`ln -s loop loop`; Python 3.11's `Path.resolve` raises
+    RuntimeError, the agent's OSError), a folder since replaced by such a link, a `~user` not known, a
+    NUL in it (ValueError). Raised, it failed every later compaction of the session, the tool call
+    that named it long answered with an error. A name only pairs calls on one file; a path that has
+    none pairs with none named otherwise, and the compaction goes on. Any Exception is taken so: a
+    callback's failure is no reason to stop a compaction, which at worst keeps a result another call
+    on the file made stale, or lists a file kept in view as one to read again."""
+    try:
+        return resolve(path)
+    except Exception:  # noqa: BLE001 - any failure of the caller's callback: see above
+        return path
 
 
 def read_path(call: ToolCallPart) -> str | None:
@@ -72,11 +93,11 @@ def read_files(messages: Sequence[ModelMessage], limit: int = 10, *, after: Sequ
     returned = {p.tool_call_id for m in after if isinstance(m, ModelRequest) for p in m.parts
                 if isinstance(p, ToolReturnPart) and not failed_result(p)
                 and (sent_whole is None or p.tool_call_id in sent_whole)}
-    kept = {(resolve(path), _slice(call, results)) for call, path in reads(after) if call.tool_call_id in returned}
+    kept = {(named(resolve, path), _slice(call, results)) for call, path in reads(after) if call.tool_call_id in returned}
     for call, path in reversed(reads(messages, done=True)):
         if call.tool_call_id in restored:
             continue
-        if path not in out and not {(resolve(path), _WHOLE), (resolve(path), _slice(call, results))} & kept:
+        if path not in out and not {(key := named(resolve, path), _WHOLE), (key, _slice(call, results))} & kept:
             out.append(path)
             if len(out) >= limit:
                 break

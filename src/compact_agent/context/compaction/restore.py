@@ -39,7 +39,8 @@ class Restorer:
     (`metadata["compact_agent"]["whole"] = True`, markers.py `WHOLE`): a read of such a file the
     compaction replaces is not kept beside it (unmarked, the read is kept); `reset` clears the
     read state; `attachments` returns extra context that must survive (plan, instructions) as
-    messages.
+    messages; `resolve` names a path as the file it is (`./a.py` and `a.py` alike): a path it
+    raises for (a link that loops) is named by its text (`ledger.named`), and the compaction goes on.
     """
 
     recent_files: Callable[[], list[Path]] = list
@@ -48,6 +49,10 @@ class Restorer:
     attachments: Callable[[], list[ModelMessage]] = list
     file_tokens: Callable[[Path], int] = lambda p: tokens.text_tokens("x" * min(p.stat().st_size, 10_000_000))
     resolve: Callable[[str], Path] = Path
+
+    def name(self, path: str) -> Path | str:
+        """`resolve(path)`, or the text `path` where it raised (`ledger.named`)."""
+        return ledger.named(self.resolve, path)
 
 
 def _head(text: str) -> str:
@@ -100,12 +105,12 @@ def read_paths_in(messages: Sequence[ModelMessage]) -> set[str]:
     return {path for _, path in ledger.reads(messages, done=True)}
 
 
-def reads_one_of(call: ToolCallPart, paths: Collection[Path], resolve: Callable[[str], Path]) -> bool:
+def reads_one_of(call: ToolCallPart, paths: Collection[Path | str], resolve: Callable[[str], Path]) -> bool:
     """Whether `call` reads one of the files `paths` (as `resolve` names them)."""
-    return bool(paths) and (path := ledger.read_path(call)) is not None and resolve(path) in paths
+    return bool(paths) and (path := ledger.read_path(call)) is not None and ledger.named(resolve, path) in paths
 
 
-def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
+def pick_files(candidates: Sequence[Path], limits: Limits, exclude: Collection[Path | str],
                file_tokens: Callable[[Path], int]) -> list[Path]:
     """Newest first: at most N existing files whose (capped) size fits the total budget."""
     picked: list[Path] = []
@@ -126,7 +131,7 @@ def pick_files(candidates: Sequence[Path], limits: Limits, exclude: set[Path],
     return picked
 
 
-def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> set[Path]:
+def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> set[Path | str]:
     """The files `restored` (what `Restorer.reread` returned) holds whole: those whose result it
     marked so (`WHOLE`), as `resolve` names them. A read of one of them the compaction replaces
     says nothing its restored copy does not (keep.py). Judged by the file's size, a copy cut to
@@ -134,20 +139,20 @@ def whole(restored: Sequence[ModelMessage], resolve: Callable[[str], Path]) -> s
     the file, and the read of lines past the cut the model was using went with the rest."""
     calls = {p.tool_call_id: p for m in restored if isinstance(m, ModelResponse)
              for p in m.parts if isinstance(p, ToolCallPart)}
-    out: set[Path] = set()
+    out: set[Path | str] = set()
     for m in restored:
         for p in m.parts if isinstance(m, ModelRequest) else ():
             if not isinstance(p, ToolReturnPart) or (call := calls.get(p.tool_call_id)) is None:
                 continue
             if ours(p).get(WHOLE) is True and (path := ledger.read_path(call)) is not None:
-                out.add(resolve(path))
+                out.add(ledger.named(resolve, path))
     return out
 
 
 def restore_messages(restorer: Restorer, limits: Limits, kept: Sequence[ModelMessage] = ()) -> list[ModelMessage]:
     """Reset the read state, then re-read the picked files (oldest of them first, like the reads were)."""
     candidates = restorer.recent_files()
-    exclude = {restorer.resolve(p) for p in read_paths_in(kept)}
+    exclude = {restorer.name(p) for p in read_paths_in(kept)}
     picked = pick_files(candidates, limits, exclude, restorer.file_tokens)
     restorer.reset()
     out: list[ModelMessage] = []

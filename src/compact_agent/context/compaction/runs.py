@@ -103,7 +103,8 @@ def superseded_failures(messages: Sequence[ModelMessage], resolve: Callable[[str
     file) after which `messages` hold a call on the same file (named alike by `resolve`) that went
     through (ran, finished, no error): the failure says nothing of the file any more. An edit refused
     as "File has not been read yet", kept after a compaction, stood after the record showing the file
-    read since."""
+    read since. A path `resolve` raises for (a read of `loop/x.txt` under a link to itself) is named
+    by its text (`ledger.named`): its failure failed every compaction after it."""
     calls = {p.tool_call_id: p for m in messages if isinstance(m, ModelResponse)
              for p in m.parts if isinstance(p, ToolCallPart)}
     failed: dict[object, list[str]] = {}
@@ -114,7 +115,7 @@ def superseded_failures(messages: Sequence[ModelMessage], resolve: Callable[[str
                 continue
             if (path := file_of(call)) is None:
                 continue
-            key = resolve(path)
+            key = ledger.named(resolve, path)  # a path it cannot name is its text
             if isinstance(p, RetryPromptPart) or p.outcome in NOT_RUN or failed_result(p) or not ran_through(p):
                 failed.setdefault(key, []).append(call.tool_call_id)
             else:
