@@ -212,10 +212,10 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         return f"cannot use {e.filename}: part of that path is not a folder"
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"
         return f"{e.strerror}: {e.filename}"
+    if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
+        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror  # a FileNotFoundError too: no [Errno 2]
     if isinstance(e, (ConfigError, SessionError, FileNotFoundError, PermissionError)):
         return first_line(e)
-    if isinstance(e, OSError) and e.strerror:  # "Read-only file system: /home/u/.local/...", no [Errno 30]
-        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
     return first_line(e)  # the message, never the exception's class name
 
 

@@ -6,7 +6,8 @@ advice: 'the session is saved with your message: send it again (↑ Enter) to re
 to continue' after a turn whose tools ran. A /compact sends no message and, failed, leaves the
 session as it was; the advice to use a larger --context-window '(or /compact in the REPL)' came
 right after the user had typed /compact. Now: 'not compacted: the summary request failed: the
-provider failed (HTTP 500): …; nothing was changed; /compact again to retry'.
+provider failed (HTTP 500): …; nothing was changed; /compact again to retry'. A failure of no request
+(a path the agent could not follow) is said as itself: 'not compacted: …; nothing was changed'.
 """
 
 from __future__ import annotations
@@ -38,10 +39,26 @@ def compact_failed(e: BaseException, again: str) -> CompactFailed:
         return CompactFailed(f"not compacted: the summary request is too long for {its} even with the oldest "
                              "messages left out; nothing was changed (a model or server with a larger window takes it)")
     why = describe_error(e, "", "").rstrip().removesuffix(".")
-    if not isinstance(e, CompactionError):  # the library's own words say what failed; a request's do not
+    if not isinstance(e, CompactionError) and _of_a_request(e):  # the library's own words say what failed
         why = f"the summary request failed: {why}" + _second_form(e, why)
     passing = _PASSING in describe_error(e, "; " + _PASSING, "")
     return CompactFailed(f"not compacted: {why}; nothing was changed" + (f"; {again} again to retry" if passing else ""))
+
+
+def _of_a_request(e: BaseException) -> bool:
+    """Whether `e` is what a model request failed with: pydantic-ai's error for one (`AgentRunError`:
+    an HTTP error, a connection, a reply it could not use, a request limit), or the transport's under
+    it, or a reply the SDK could not read; or one after which the second form was sent. Not any other:
+    a compaction that failed before it asked for a summary (a path the agent could not follow, named
+    by a callback) said 'the summary request failed' where none had been sent."""
+    import httpx2
+    from pydantic_ai.exceptions import AgentRunError
+
+    from ..context.compaction.summarizer import fallback_error
+    from ..error_causes import chain, reply_unreadable
+
+    return (any(isinstance(c, AgentRunError | httpx2.HTTPError) for c in chain(e)) or reply_unreadable(e) is not None
+            or fallback_error(e) is not None)
 
 
 def _second_form(e: BaseException, first: str) -> str:
