@@ -217,22 +217,29 @@ def _could_be_made(path: Path) -> None:
 
 
 def home_problem(*, make: bool = True) -> str | None:
-    """What is wrong with the folder `$COMPACT_AGENT_HOME` names, in one line naming the variable
-    and what to do (point it elsewhere: the path may be anyone's file, `/etc/passwd`); None when it
-    is unset or usable. `make`: create it (and its `projects` folder) as a session would, so a path
-    that cannot be made is said at start-up, before anything else happens. Without `make` (a
-    listing, which creates nothing), a missing folder is still tried: its first missing part is
-    made and removed at once, so a path no session could be kept in (`/proc/nope`) is refused as a
-    run refuses it, not listed as a home without sessions."""
+    """What is wrong with the folder sessions are kept in, in one line naming it and what to do;
+    None when it is usable. `$COMPACT_AGENT_HOME`: the line names the variable (point it elsewhere:
+    the path may be anyone's file, `/etc/passwd`). Unset, the platform's default (home_dir()): the
+    line names that folder and says to set the variable to one compact-agent can write in (a
+    read-only HOME said `Operation not permitted: /sys/.local` and ran on without its prompt saved).
+    `make`: create it (and its `projects` folder) as a session would, so a path that cannot be made
+    is said at start-up, before anything else happens. Without `make` (a listing, which creates
+    nothing), a missing folder is still tried: its first missing part is made and removed at once,
+    so a path no session could be kept in (`/proc/nope`) is refused as a run refuses it, not listed
+    as a home without sessions."""
     env = os.environ.get("COMPACT_AGENT_HOME")
-    if not env:
-        return None
-    path = Path(env).expanduser()
     default = platformdirs.user_data_dir("compact-agent")
-    fix = f"point COMPACT_AGENT_HOME at a folder for compact-agent's sessions, or unset it for the default ({default})"
+    path = Path(env).expanduser() if env else Path(default)
+    if env:
+        fix = f"point COMPACT_AGENT_HOME at a folder for compact-agent's sessions, or unset it for the default ({default})"
+        is_file, cannot = f"COMPACT_AGENT_HOME={env} is a file, not a folder", f"COMPACT_AGENT_HOME={env}: cannot keep sessions there"
+    else:
+        fix = "set COMPACT_AGENT_HOME to a folder compact-agent can write its sessions in"
+        is_file = f"the default folder for sessions, {default}, is a file, not a folder"
+        cannot = f"cannot keep sessions in the default folder, {default}"
     try:
         if path.exists() and not path.is_dir():
-            return f"COMPACT_AGENT_HOME={env} is a file, not a folder; {fix}"
+            return f"{is_file}; {fix}"
         if make:
             (path / "projects").mkdir(parents=True, exist_ok=True)
         else:
@@ -241,4 +248,4 @@ def home_problem(*, make: bool = True) -> str | None:
     except OSError as e:  # no [Errno N], no class name: the reason and the folder that could not be made
         reason = ("part of that path is a file, not a folder" if isinstance(e, FileExistsError | NotADirectoryError)
                   else f"{e.strerror or 'cannot be made'}: {e.filename or path}")
-        return f"COMPACT_AGENT_HOME={env}: cannot keep sessions there ({reason}); {fix}"
+        return f"{cannot} ({reason}); {fix}"
