@@ -1,6 +1,7 @@
 """What a turn that ends while the model's tool calls run saves of itself: the model's last answer
 and, for each tool call in it, a result. It ends so by a SIGTERM or SIGHUP, or by the user (Esc or
-Ctrl-C in the REPL, Ctrl-C in print mode).
+Ctrl-C in the REPL, Ctrl-C in print mode, or the reader of print mode's output closing the pipe:
+`-p ... | head -1`, pipes.py).
 
 The history is saved before each model request and when the turn ends; the answer that asked for
 tools is saved with their results, before the next request. A run ended while they ran (`kill`, a

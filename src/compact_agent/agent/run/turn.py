@@ -9,8 +9,9 @@ which hands over to this module.
 The persisted history is the truth: a turn that fails or is interrupted goes on from what was
 saved, a history that stops at an unanswered request is closed first (unfinished.py), and the text
 of a reply cut mid-stream is kept, marked as cut (a retry of its turn goes out without it). A turn
-interrupted (or a run ended by SIGTERM or SIGHUP) while the model's tool calls ran first saves that
-answer, with a result for each call (ended_calls.py): it was not saved yet, and was lost.
+interrupted (or a run ended by SIGTERM or SIGHUP, or a `-p` run whose output's reader closed the pipe)
+while the model's tool calls ran first saves that answer, with a result for each call
+(ended_calls.py): it was not saved yet, and was lost.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ...context.layers.budget import ToolResultBudget
 from ...context.plumbing.events import Budget, Event
 from ...context.plumbing.tokens import text_tokens
 from ...error_text import describe_error
+from ...pipes import ReaderGone, reader_left
 from ...session.last_run import BY_USER, SIGNALLED
 from ...session.repair import handed_back
 from ..tools.toolset import mention_messages
@@ -230,13 +232,8 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
             result = await s.agent.run(None if retry else prompt, message_history=history,
                                        event_stream_handler=handler, conversation_id=s.session_id,
                                        usage_limits=UsageLimits(request_limit=s.settings.max_requests_per_turn))
-    except (asyncio.CancelledError, KeyboardInterrupt):  # the user stopped it: Esc, Ctrl-C
-        ended = False
-        with contextlib.suppress(Exception):  # unsaved, it goes on from what was saved before, as it did
-            ended = _save_ended(s, BY_USER)  # the answer whose tools ran, each call with a result (ended_calls.py)
-        _recover(s)
-        if not ended:  # a reply stopped while it was written: kept as far as the user read it
-            _save_cut(s, partial, STOPPED)
+    except (asyncio.CancelledError, KeyboardInterrupt, ReaderGone):  # the user stopped it: Esc, Ctrl-C,
+        _stopped(s, partial)  # or the reader of stdout closed the pipe (`-p ... | head -1`, pipes.py)
         raise
     except HistoryNotSaved as e:  # at the run's end, the answer received: kept and shown (unsaved_answer.py)
         if (kept := unsaved_answer.keep(s, e)) is not None:
@@ -247,6 +244,9 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
         _save_cut(s, partial)
         raise
     except BaseException as e:
+        if reader_left(e):  # the reader gone, inside a group of a task group in the turn
+            _stopped(s, partial)
+            raise
         _recover(s)
         _save_cut(s, partial)
         if isinstance(e, Exception) and not isinstance(e, UsageLimitExceeded):  # a limit's stop is marked so
@@ -266,6 +266,18 @@ async def run_turn(s: TurnSession, prompt: str, on_text: Callable[[str], None] |
     return TurnResult(result.output if isinstance(result.output, str) else str(result.output), usage,
                       s.cm.compactions[before:],
                       cut=isinstance(last, ModelResponse) and last.finish_reason == "length")
+
+
+def _stopped(s: TurnSession, partial: list[str]) -> None:
+    """The user stopped the turn (Esc, Ctrl-C, a reader of `-p`'s output that left): the model's answer
+    whose tools ran is saved, each call with a result (ended_calls.py); else a reply stopped while it
+    was written is kept as far as the user read it. Then the turn goes on from what was saved."""
+    ended = False
+    with contextlib.suppress(Exception):  # unsaved, it goes on from what was saved before, as it did
+        ended = _save_ended(s, BY_USER)
+    _recover(s)
+    if not ended:
+        _save_cut(s, partial, STOPPED)
 
 
 def _save_ended(s: TurnSession, by: str, partial: list[str] | None = None) -> bool:
