@@ -51,7 +51,10 @@ class FileRead:
 def _key(path: Path | str) -> Path:
     # The tools pass resolved paths already; resolving again makes lookups from other modules
     # (restore, UI) agree with them even when they hold a relative or symlinked spelling.
-    return Path(path).expanduser().resolve()
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):  # a folder since replaced by a link to itself: the path as given
+        return Path(path)
 
 
 def read_paths_in_view(messages: list[ModelMessage]) -> list[str]:
