@@ -55,10 +55,13 @@ from .orphans import ARCHIVES, SHARED, a_possible_id, entries, is_side_folder, o
 from .owned_files import last_written, loose_files
 
 DAY = 86_400.0
-#: Seconds within which a session last written is too new to be judged by its age: a run that saved
-#: its prompt before building its session (journal.py, `save_prompt_early`) lets go of the lock
-#: until its store takes it, after the imports (seconds); `--delete-older-than 0` removed its file
-#: meanwhile, and the run went on in a session that had lost its prompt.
+#: Seconds within which a session last written is too new to be judged by its age. A run that saved
+#: its prompt before building its session (journal.py, `save_prompt_early`) keeps the session's lock
+#: from that save until its store takes it over (locks.py, `keep`): removal finds the session in use
+#: and leaves it, whatever its age (it once let go of the lock in between, and `--delete-older-than 0`
+#: removed the file of a run that went on without its prompt). The minute is a margin for a run that
+#: starts in a session without saving a prompt first (the REPL's `-c`, `-r ID`): it only checks that
+#: the lock is free (locks.py, `check_free`) and takes it when its store opens, after the imports.
 TOO_NEW = 60.0
 
 
