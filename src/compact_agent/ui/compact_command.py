@@ -27,7 +27,9 @@ from rich.console import Console
 from ..agent.run.first_request import prepare
 from ..agent.run.manual import summary_split
 from ..agent.run.runner import AgentSession
+from ..agent.run.side_models import summary_model
 from ..context import CompactionBlocked, CompactionResult, NotSmaller
+from ..error_notes import note_model
 from .approval import nothing
 from .command_registry import CommandError, command, current_repl
 from .compact_failure import CompactFailed, compact_failed
@@ -290,6 +292,7 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     except Exception as e:  # noqa: BLE001 - the summary request, or saving what it gave: the session is as it was
         if len(s.cm.compactions) > made:  # compacted already: what failed after it is not said as nothing changed
             raise
+        noted(e, s)
         failed = compact_failed(e, "/compact" if repl is not None else "`compact-agent -c -p /compact`")
     if result is None:
         assert failed is not None
@@ -299,6 +302,21 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
     if not preview and (moved := moved_line(result.event.detail.get("parts", {}), pivot, direction, count)):
         c.print(moved, markup=False, highlight=False)
     c.print(archived_at(result.archive), markup=False, highlight=False, soft_wrap=True)  # a path, whole
+
+
+def noted(e: BaseException, s: AgentSession) -> None:
+    """Note on `e`, the failure of the summary request, and on its second form's (the conversation
+    as text), how the session's model was chosen (`note_model`: `-m NAME`, `/model NAME`, a config
+    file's line, a variable), as a turn's failure is noted: a 404's line says where to check the
+    name. The REPL's said `/model NAME` whatever had chosen it. Not where a `summary_model` of its
+    own answered: the note is of the session's model."""
+    from ..context.compaction.summarizer import fallback_error
+
+    if summary_model(s) is not s.model:
+        return
+    for failure in (e, fallback_error(e)):
+        if failure is not None:
+            note_model(failure, s.info.name, s.opts.config)
 
 
 def resume_auto(s: AgentSession) -> str:
