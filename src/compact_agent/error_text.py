@@ -89,6 +89,25 @@ KEPT = ("; the session is saved with your message; sent as it is, it would be re
         "provider's message names (/model switches the model), or /rewind takes your message back to edit")
 
 
+#: How the REPL's line for a key the provider rejected ends: the key is read as the program starts,
+#: so sending the message again would send the same key.
+KEY_KEPT = "; the session is saved with your message: `compact-agent -c` with that key goes on from it"
+
+
+def another_key(source: str) -> str:
+    """Give another key where the rejected one came from (`key_from`: ` from OPENAI_API_KEY`, ` given
+    with --api-key`, empty where no request says); the line gave an HTTP 400's advice (--model, a setting)."""
+    from .models import KEY_VARIABLE
+
+    if source.startswith(" from "):
+        variable = source.removeprefix(" from ")
+        return f"give another key: set {variable} to a key the provider takes, or pass one with --api-key"
+    if source:
+        return "give another key with --api-key"
+    names = sorted(KEY_VARIABLE.values())
+    return f"give another key with --api-key, or in the provider's variable ({', '.join(names[:-1])} or {names[-1]})"
+
+
 #: How the REPL's error lines end for a failure worth retrying: the message stays in the session,
 #: unanswered, and sending its very text again retries its turn (agent/run/unfinished.py).
 RETRY = "; the session is saved with your message: send it again (↑ Enter) to retry"
@@ -130,8 +149,14 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
     saved = retry_hint if retry_hint is not None else RETRY
     kept = kept_hint if kept_hint is not None else ("" if retry_hint == "" else KEPT)
     if isinstance(e, ModelAuthenticationError):
-        return no_key_line(endpoint(e)) if sent_no_key(e) else then(  # the key named by where it came from
-            f"the provider rejected the API key{key_from(e)}{endpoint(e)}: {_provider_message(e)}", kept)
+        if sent_no_key(e):
+            return no_key_line(endpoint(e))
+        source = key_from(e)  # the key named by where it came from, and the advice to give another there
+        line = then(f"the provider rejected the API key{source}{endpoint(e)}: {_provider_message(e)}",
+                    f"; {another_key(source)}")
+        if kept_hint is None and retry_hint != "":  # the REPL (GO_ON too), whose key is the one it started with
+            return line + KEY_KEPT
+        return line + (saved if kept else "")  # print mode: `-c -p` with the other key goes on
     if caused_by(e, StreamCut):
         return then("the provider's reply was cut off mid-stream; what arrived is saved, marked as cut", saved)
     if (cut := reply_cut(e)) is not None:

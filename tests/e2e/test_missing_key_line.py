@@ -25,7 +25,9 @@ def test_no_key_sent_is_not_a_wrong_key(cli) -> None:
 def test_a_rejected_key_is_named_by_where_it_came_from_and_the_session_is_saved(cli) -> None:
     """The line said `the provider rejected the API key (check the key for this endpoint)`: not which
     key (the variable it was read from, or --api-key), nor the endpoint, nor that the session is
-    saved with the prompt, as a failing server's line says."""
+    saved with the prompt, as a failing server's line says. Then it gave an HTTP 400's advice,
+    'sent as it is, it would be refused again: change what the provider's message names (--model, a
+    setting)': now to give another key where this one came from."""
     with FakeOpenAIServer(lambda r: Reply.text("ok"), api_key=KEY) as server:
         url = server.base_url
         args = ("-p", "hi", "--base-url", url, "-m", "fake-model")
@@ -35,8 +37,13 @@ def test_a_rejected_key_is_named_by_where_it_came_from_and_the_session_is_saved(
     line = " ".join(from_env.stderr.split())
     assert line.startswith(f"compact-agent: the provider rejected the API key from OPENAI_API_KEY at {url}"
                            "/chat/completions: "), line
-    assert "the session is saved with the prompt" in line, line
-    assert f"rejected the API key given with --api-key at {url}/chat/completions: " in given.stderr, given.stderr
+    assert line.endswith("Incorrect API key provided; give another key: set OPENAI_API_KEY to a key the provider takes, or pass one with "
+                         "--api-key; the session is saved: `compact-agent -c -p ...` continues it"), line
+    said = " ".join(given.stderr.split())
+    assert f"rejected the API key given with --api-key at {url}/chat/completions: " in said, said
+    assert said.endswith("provided; give another key with --api-key; the session is saved: `compact-agent -c -p ...` "
+                         "continues it"), said
+    assert "--model, a setting" not in line + said and "refused again" not in line + said  # an HTTP 400's advice
     assert "987654321" not in from_env.stderr + given.stderr
 
 
