@@ -149,33 +149,39 @@ def proxy_unreached(e: BaseException, reason: str) -> str | None:
 def after_retries(e: BaseException) -> str:
     """How often the failed request was tried, as a timeout's line says it: `, after 2 retries`;
     `, tried once with max_retries = 0` where the SDK retried it not at all (it retries a timeout while
-    `max_retries` lets it); `, tried once: a reply that had begun streaming is not retried` where the
-    one attempt failed while its streamed reply was being read, which the SDKs never send again
-    whatever `max_retries` says (`stream_began`); `, after retries` where no request says. The SDK
-    numbers each attempt's retries in a header it sends (`x-stainless-retry-count`), on the last
+    `max_retries` lets it); `, tried once, since a reply that had begun streaming is not retried`
+    where the one attempt failed while its streamed reply was being read, which the SDKs never send
+    again whatever `max_retries` says (`stream_began`); `, after retries` where no request says. The
+    SDK numbers each attempt's retries in a header it sends (`x-stainless-retry-count`), on the last
     attempt's request."""
     n = retries(e)
     if n is None:
         return ", after retries"
     if n == 0:
-        return ", tried once: a reply that had begun streaming is not retried" if stream_began(e) else (
+        return ", tried once, since a reply that had begun streaming is not retried" if stream_began(e) else (
             ", tried once with max_retries = 0")
     return f", after {n} retr{'y' if n == 1 else 'ies'}"
 
 
+#: The modules where the SDKs read a streamed reply's events, after the request (and its retries) returned.
+_STREAM_READERS = ("openai._streaming", "anthropic._streaming")
+
+
 def stream_began(e: BaseException) -> bool:
     """The failed attempt's reply was a stream (SSE) whose headers had come: the error under `e` was
-    raised while its body was read, through the deadline's stream (deadline.py) of such a reply.
-    The SDKs retry within the request they send; the stream is read after it has returned, so an
-    error there (a timeout, the deadline) ends the attempt for good. A body that is not streamed is
-    read within the request, and retried."""
+    raised while its body was read, through the deadline's stream (deadline.py) of such a reply, or
+    in the SDK's reader of its events (an error event: `{"error": ...}` in place of a chunk). The
+    SDKs retry within the request they send; the stream is read after it has returned, so an error
+    there (a timeout, the deadline, an error event) ends the attempt for good. A body that is not
+    streamed is read within the request, and retried."""
     for cause in chain(e):
         tb = cause.__traceback__
         while tb is not None:
             frame = tb.tb_frame
-            if frame.f_globals.get("__name__") == "compact_agent.deadline" and frame.f_code.co_name == "__aiter__":
-                if getattr(frame.f_locals.get("self"), "sse", False) is True:
-                    return True
+            module = frame.f_globals.get("__name__")
+            if module in _STREAM_READERS or (module == "compact_agent.deadline" and frame.f_code.co_name == "__aiter__"
+                                             and getattr(frame.f_locals.get("self"), "sse", False) is True):
+                return True
             tb = tb.tb_next
     return False
 

@@ -41,5 +41,20 @@ async def test_a_streamed_reply_cut_off_by_the_timeout_blames_no_setting(tmp_pat
         server.stopping.set()
     assert len(server.requests) == 1 and server.requests[0].body.get("stream") is True
     line = describe_error(info.value)
-    assert "did not answer in time, tried once: a reply that had begun streaming is not retried (raise" in line, line
+    assert "did not answer in time, tried once, since a reply that had begun streaming is not retried (raise" in line, line
     assert "max_retries" not in line, line
+
+
+async def test_an_error_event_in_a_begun_stream_blames_no_setting(tmp_path: Path) -> None:
+    """A stream whose first event is an error (`{"error": ...}` in place of a chunk) is not sent again
+    either: 'model request failed, tried once with max_retries = 0' was said of it too."""
+    error_event = Fault.reshaped(lambda chunk: {"error": {"message": "the server is overloaded"}})
+    with FakeOpenAIServer(lambda r: Reply.text("x"), faults=lambda r, a: error_event) as server:
+        s = session(tmp_path / "h", tmp_path / "p", server, settings=Settings())
+        with pytest.raises(Exception) as info:
+            await s.run_turn("hello", on_text=lambda text: None)
+        await s.aclose()
+    assert len(server.requests) == 1
+    line = describe_error(info.value)
+    assert line.startswith("model request failed, tried once, since a reply that had begun streaming is not "
+                           "retried: the server is overloaded;"), line
