@@ -245,7 +245,9 @@ class SessionMemory:
             calls = [p for p in resp.parts if isinstance(p, ToolCallPart)]
             if not calls:
                 return "".join(p.content for p in resp.parts if isinstance(p, TextPart))
-            if offers_output_tool(params):  # asked again, it calls it again: the request with no tools now
+            # Any call, not only the output tool's, where the output tool is offered (as the summary's
+            # loop does): asked again, the request would offer it again and the model call it again.
+            if offers_output_tool(params):
                 return await self._separate(job, self.model)
             refusals = [ToolReturnPart(p.tool_name, "Refused: tools are disabled while writing notes.",
                                        tool_call_id=p.tool_call_id) for p in calls]
