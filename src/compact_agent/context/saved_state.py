@@ -109,10 +109,12 @@ class SavedState:
 
     def load_layer_state(self: _Manager, state: dict[str, Any]) -> None:
         """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
-        frozen.load_layer_state(self.layers, state)
+        frozen.load_layer_state(self.layers, state, besides=(LEARNED,))
         learned = state.get(LEARNED) if isinstance(state, dict) else None
-        if not isinstance(learned, dict):
-            learned = {}
+        if learned is not None and not isinstance(learned, dict):
+            frozen.log.warning("what the saved state learned is not a JSON object (%s); it is measured again",
+                               type(learned).__name__)
+        learned = usable(learned) if isinstance(learned, dict) else {}
         if learned.get("handler_instructs") is True:
             self.handler_instructs = True
         if learned.get("measured_at") == self.server:  # another server or model counts otherwise
@@ -157,6 +159,36 @@ class SavedState:
                 self._saved_state = key
             except OSError as e:
                 self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+
+#: What `layer_state` saves under `LEARNED`, by the JSON type each is saved as.
+_LEARNED_TYPES: dict[str, type] = {
+    "handler_instructs": bool, "window": list, "report": list, "report_media": int, "thinking": dict,
+    "measured_at": str, "savings": dict, "failures": int, "longest_answer": int, "summary": list,
+    "summary_cache": list, "output_caps": dict, "thinking_left_out": bool, "thrash": list}
+
+
+def usable(learned: dict[str, Any]) -> dict[str, Any]:
+    """What was learned, less what a damaged (or hand-edited) state holds that cannot be used: each such
+    part named in a warning, as the layers' are (layers/frozen.py). It is measured again, which costs
+    some cache or an early compaction, never a message."""
+    kept: dict[str, Any] = {}
+    for key, value in learned.items():
+        kind = _LEARNED_TYPES.get(key)
+        if kind is None:
+            frozen.log.warning("the saved state learned %r, which is not known here; it is left out", key)
+        elif type(value) is not kind or (key == "window" and LearnedWindow.from_json(value) is None):
+            frozen.log.warning("what the saved state learned of %r is unusable (%s); it is measured again",
+                               key, one_line_value(value))
+        else:
+            kept[key] = value
+    return kept
+
+
+def one_line_value(value: object) -> str:
+    """A saved value as a warning names it: short, on one line."""
+    said = repr(value).replace("\n", " ")
+    return said if len(said) <= 60 else said[:57] + "..."
 
 
 def _report_media(calibration: tokens.Calibration) -> int:

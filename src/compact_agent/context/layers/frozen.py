@@ -35,20 +35,36 @@ def state_key(state: dict[str, Any]) -> str:
     return json.dumps(state, sort_keys=True, default=str)
 
 
-def load_layer_state(layers: Sequence[Any], state: object) -> str:
+def load_layer_state(layers: Sequence[Any], state: object, besides: Collection[str] = ()) -> str:
     """Re-apply saved decisions (`state`, as read from the file) to `layers`; returns the key of
-    what they hold afterwards (what is now saved)."""
+    what they hold afterwards (what is now saved). Each part it cannot use is named in a warning
+    (`besides`: the names of the parts that are not a layer's, read elsewhere), none is raised."""
     if not isinstance(state, dict):
         log.warning("the saved layer decisions are not a JSON object; every layer starts afresh")
         state = {}
+    names = {layer.name for layer in layers}
+    for name in state:
+        if name not in names and name not in besides:
+            log.warning("the saved state holds %r, which is no layer's here; it is left out", name)
     for layer in layers:
         d = state.get(layer.name)
-        if isinstance(d, dict) and hasattr(layer, "load_state"):
-            try:
-                layer.load_state(d)
-                state_key(layer.state_to_json())  # must save again, too
-            except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
-                reset_layer(layer, e)
+        if d is None or not hasattr(layer, "load_state"):
+            continue
+        if not isinstance(d, dict):
+            log.warning("the saved decisions of the %s layer are unusable (not a JSON object: %s); it starts afresh",
+                        layer.name, type(d).__name__)
+            continue
+        try:
+            layer.load_state(d)
+            held = layer.state_to_json()
+            state_key(held)  # must save again, too
+        except Exception as e:  # noqa: BLE001 - the file is data: a corrupt state only costs re-deciding
+            reset_layer(layer, e)
+            continue
+        for key in d:
+            if key not in held:
+                log.warning("the saved decisions of the %s layer hold %r, which it does not know; it is left out",
+                            layer.name, key)
     return state_key(layer_state(layers))
 
 
