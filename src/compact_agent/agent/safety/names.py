@@ -1,7 +1,8 @@
 """File names as a file system that ignores case compares them (`folded`), below the permission
 checks (permissions.py) and the instruction and command files (integrations/instructions.py),
-which both match names this way and so import it from here rather than from each other; and the
-character no name (nor command line) can carry (`lone_surrogate`)."""
+which both match names this way and so import it from here rather than from each other; the
+character no name (nor command line) can carry (`lone_surrogate`); and a name as the file tools
+write it back to the model, with its escapes, found again on disk (`as_named`)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,40 @@ def lone_surrogate(text: str) -> str | None:
     except UnicodeEncodeError as e:
         return f"U+{ord(text[e.start]):04X}"
     return None
+
+
+#: The escapes `path_line` (context/compaction/summary.py) writes a character of a name as: `\\n`,
+#: `\\t`, `\\x1b`, `\\u200d` (Python's unicode_escape). A backslash of the name itself is left as it is.
+_ESCAPE = re.compile(r"\\(?:[tnr]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
+
+
+def unescaped(name: str) -> str:
+    """`name` with each escape `path_line` writes undone: the line break, tab, other control or
+    invisible character it stands for. Only what `path_line` would write so (`\\x41` stays, as it
+    writes an `A` as itself), so this is its inverse on the names it escaped."""
+    from ...context.compaction.summary import path_line  # (pydantic-ai's messages: not for the CLI's start)
+
+    def back(m: re.Match[str]) -> str:
+        code = m.group()[1:]
+        n = {"t": 9, "n": 10, "r": 13}.get(code) or int(code[1:], 16)
+        char = chr(n) if n <= 0x10FFFF else ""
+        return char if char and path_line(char) == m.group() else m.group()
+
+    return _ESCAPE.sub(back, name)
+
+
+def as_named(path: Path) -> Path:
+    """Absolute `path` with each part that is not on disk but whose `unescaped` form is taken as that
+    form. grep, glob, read_file's listing of a folder and its "Did you mean:" write a name holding a
+    tab, a line break or a zero-width joiner with its escape (`a\\tb.py`, on its one line), and the
+    model names the file back so. A name that exists as written wins: a file whose name holds a
+    backslash and an `n` of its own is that file, even where another one's line break reads the same."""
+    if "\\" not in str(path):
+        return path
+    at = Path(path.anchor)
+    for part in path.parts[1:]:
+        if ("\\" in part and not os.path.lexists(at / part)
+                and (real := unescaped(part)) != part and os.path.lexists(at / real)):
+            part = real
+        at = at / part
+    return at

@@ -26,7 +26,7 @@ from typing import Literal
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
-from .names import folded, lone_surrogate
+from .names import as_named, folded, lone_surrogate
 
 Mode = Literal["ask", "yes", "deny"]
 PROJECT_FILE = ".compact-agent.toml"  # settings_file.PROJECT_FILE (not imported: this module stays light)
@@ -97,7 +97,8 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
     (3.11's Path.resolve raises RuntimeError "Symlink loop from …"): callers say it in our words.
     A `~user` whose home folder is not known raises OSError in our words too (Python's "Could not
     determine home directory." names no path), and so does a path holding a NUL character (Python's
-    "embedded null byte")."""
+    "embedded null byte"). A name the tools wrote with its escapes (`a\\tb.py` of a tab) is the file
+    on disk (`as_named`), where no file has the name as written."""
     if "\0" in str(p):
         raise OSError(errno.EINVAL, "a path cannot hold a NUL character")
     if (odd := lone_surrogate(str(p))) is not None:  # (Python: "'utf-8' codec can't encode character")
@@ -109,7 +110,7 @@ def resolve_path(cwd: Path, p: str | Path) -> Path:
     if not path.is_absolute():
         path = Path(cwd) / path
     try:
-        return path.resolve()
+        return as_named(path).resolve()
     except RuntimeError:
         raise OSError(errno.ELOOP, UNFOLLOWABLE, str(p)) from None
 
