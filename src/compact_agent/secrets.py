@@ -28,7 +28,7 @@ from .context.plumbing.secrets import (
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "URL_VARS", "StreamRedactor", "redact", "redact_bytes", "register",
-           "hide_url_passwords", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
+           "hide_url_passwords", "key_shaped_at", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
            "shown_url", "unseal_bytes"]
 
 #: Environment variables holding a key for a provider we talk to.
@@ -54,6 +54,46 @@ _QUERY_SECRET = re.compile(r"(?i)([?&;][\w.~-]*(?:key|token|secret|password|pass
 def _hide_userinfo(m: re.Match[str]) -> str:
     user, colon, _password = m.group(2).partition(":")
     return f"{m.group(1)}{user}:***@" if colon else f"{m.group(1)}***@"  # a name alone may be a token
+
+
+#: The shortest run of letters and digits taken for a key's random part by its shape alone.
+KEY_SHAPED_LEN = 20
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _random_word(word: str) -> bool:
+    """A word as a key's random part is cut into by `-` or `_`: letters and digits mixed, few repeats."""
+    return (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+            and len(set(word)) > min(len(word), 8) // 2)
+
+
+def _long_random(word: str) -> bool:
+    """A word of `KEY_SHAPED_LEN` letters and digits or more, with a digit in it, or with upper and
+    lower case mixed as in random text (a quarter each at least: `MyBackendService` is a name)."""
+    if len(word) < KEY_SHAPED_LEN:
+        return False
+    upper = sum(c.isupper() for c in word)
+    return any(c.isdigit() for c in word) or min(upper, len(word) - upper) * 4 >= len(word)
+
+
+def key_shaped_at(name: str) -> int | None:
+    """Where in `name` (a file or folder name) a part shaped like a key begins, whether or not that
+    key is registered; None for none. That part is a word of letters and digits as `_long_random`
+    tells one, or consecutive words that mix letters and digits coming to `KEY_SHAPED_LEN` letters
+    together (a random part cut by `-` or `_`, or spelt with dots); it begins at the first of the
+    mixed words just before (`api03` of `sk-ant-api03-…`, not its kind `sk-ant-`)."""
+    start: int | None = None
+    total = 0
+    for m in _WORD.finditer(name):
+        word = m.group()
+        if _random_word(word):
+            start = m.start() if start is None else start
+            total += len(word)
+        else:
+            start, total = None, 0
+        if _long_random(word) or total >= KEY_SHAPED_LEN:
+            return m.start() if start is None else start
+    return None
 
 
 def hide_url_passwords(text: str) -> str:

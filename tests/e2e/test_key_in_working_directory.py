@@ -124,3 +124,26 @@ def test_memory_names_an_instruction_file_there_with_the_key_redacted(tmp_path: 
         shown = run(c, server, "-p", "/memory")
     assert f"{c.cwd.parent}/[REDACTED]/AGENTS.md" in shown.stdout, shown.stdout
     assert not any(s in shown.stdout + shown.stderr for s in SECRETS)
+
+
+def test_the_sessions_are_found_whatever_key_a_run_has(tmp_path: Path, cli: Cli) -> None:
+    """The folder's name does not depend on the keys a run knows: a session saved with the key in the
+    path as the run's key is listed and resumed by a run with another key (another provider's, or
+    the key rotated), and listed by one with none; no folder is made with the key in its name."""
+    other = "sk-proj-Hb5NmW2qLx8RtV4cKp9sZd3fGG77"
+    c = keyed_cli(tmp_path, cli)
+    with FakeOpenAIServer(answer) as server:
+        run(c, server, "-p", "the first question")
+        (folder,) = (c.home / "projects").iterdir()
+        (saved,) = (p.stem for p in folder.glob("*.jsonl"))
+        for env in ({"OPENAI_API_KEY": other}, {}):
+            listed = c("sessions", env=env)
+            assert listed.code == 0 and saved in listed.stdout, (env, listed.stdout + listed.stderr)
+        asked = len(server.requests)
+        went_on = c("-c", "-p", "go on", "--model", "fake-model", "--base-url", server.base_url,
+                    env={"OPENAI_API_KEY": other})
+        assert went_on.code == 0, went_on.stderr
+        assert "the first question" in server.requests[asked].all_text(), "-c did not find the session"
+    assert [p.name for p in (c.home / "projects").iterdir()] == [folder.name]
+    names = [str(p.relative_to(c.home)) for p in c.home.rglob("*")]
+    assert not any(s in n for s in SECRETS for n in names), names

@@ -53,24 +53,29 @@ def project_slug(cwd: Path) -> str:
     checkpoints or prompt history. Without the hash they did: `-c` went on with the other folder's
     conversation, and `/rewind` restored files in the other folder.
 
-    A provider key in the path (`~/proj/sk-proj-…`) is `REDACTED` in the readable part, as in
-    everything else we write: the folder's name is in every path of an archive or a spilled result
-    shown to the user or the model. The hash is of the path as it is, so two directories that differ
-    only in the key they hold still get two folders."""
+    What looks like a key in the path (`~/proj/sk-proj-…`: `secrets.key_shaped_at`) is `REDACTED` in
+    the readable part: the folder's name is in every path of an archive or a spilled result shown
+    to the user or the model. By its shape, not by the keys this process knows: the name is the same
+    whichever key a run has (another provider's, the key after it was rotated), or none, so every
+    run finds the same folder. The hash is of the path as it is, so two directories that differ only
+    in the key they hold still get two folders; a path with nothing of that shape keeps the name it
+    always had."""
     path = str(cwd.resolve())
-    # Redacted again once made readable: `sk.proj.…` in the path reads as the key `sk-proj-…`.
-    readable = _readable(secrets.redact(_readable(secrets.redact(path))))
-    return f"{readable[-100:]}-{_path_hash(path)}"
+    return f"{_readable(_unkeyed(path))[-100:]}-{path_hash(path)}"
 
 
-def unredacted_slug(cwd: Path) -> str:
-    """The name `project_slug` gave before it redacted keys: a key in the path stood in it whole.
-    The same name as `project_slug`'s for a path that holds no key."""
-    path = str(cwd.resolve())
-    return f"{_readable(path)[-100:]}-{_path_hash(path)}"
+def _unkeyed(path: str) -> str:
+    """`path` with each of its names cut where a part shaped like a key begins, `REDACTED` instead."""
+    names = re.split(r"([/\\])", path)
+    for i, name in enumerate(names):
+        if (at := secrets.key_shaped_at(name)) is not None:
+            names[i] = name[:at] + "REDACTED"
+    return "".join(names)
 
 
-def _path_hash(path: str) -> str:
+def path_hash(path: str) -> str:
+    """The end of every name `project_slug` gave `path`'s folder, in this version and the earlier
+    ones (which had the key in the readable part whole, or `REDACTED` where a registered key stood)."""
     return hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
 
 

@@ -14,14 +14,7 @@ from typing import TYPE_CHECKING
 from ... import secrets
 from ...config import Settings, home_dir
 from ...session.answered import continued_id
-from ...session.files import (
-    NEW_NAME,
-    legacy_slug,
-    list_sessions,
-    new_session_id,
-    project_slug,
-    unredacted_slug,
-)
+from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, path_hash, project_slug
 from ...session.not_a_session import is_not_a_session, refusal
 from ...settings_file import user_config_path
 from ..integrations.instructions import Instructions, load_instructions
@@ -91,22 +84,40 @@ def private_dirs(home: Path | None = None) -> list[Path]:
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
     """The folder of `cwd`'s sessions. Sessions saved by a version that named it otherwise are
-    moved there the first time, so `-c` still finds them: one that named it without the hash of the
-    path (`legacy_slug`), or with a provider key in the path whole in the name (`unredacted_slug`;
-    moved, the key leaves the folder's name)."""
+    moved there the first time, so `-c` still finds them: a folder whose name ends with the hash of
+    the same path (`path_hash`: the readable part was another, with a key in the path whole in it or
+    `REDACTED` where a key that run knew stood; moved, the key leaves the folder's name), or one
+    named without the hash (`legacy_slug`)."""
     projects = (home or home_dir()) / "projects"
     root = projects / project_slug(cwd)
     if root.exists():
         return root
-    keyed = projects / unredacted_slug(cwd)
-    if keyed != root and keyed.is_dir() and not keyed.is_symlink():
-        return _moved(keyed, root)
+    if (same := _same_path(projects, path_hash(str(cwd.resolve())))) is not None:
+        return _moved(same, root)
     old = projects / legacy_slug(cwd)
     # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
     # directory called that, and the new name of `proj`): that folder is not taken.
     if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
         return _moved(old, root)
     return root
+
+
+def _same_path(projects: Path, digest: str) -> Path | None:
+    """The sessions folder in `projects` named for the path whose hash is `digest` by an earlier
+    version; of several (a run that knew the key and one that did not each made one), the one
+    written to last."""
+    try:
+        named = [p for p in projects.iterdir() if p.name.endswith(f"-{digest}") and p.is_dir() and not p.is_symlink()]
+    except OSError:  # no projects folder yet
+        return None
+    return max(named, key=lambda p: (_written(p), p.name), default=None)
+
+
+def _written(folder: Path) -> int:
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:  # moved meanwhile by another process: the rename fails, and the name it has now is used
+        return -1
 
 
 def _moved(old: Path, root: Path) -> Path:
