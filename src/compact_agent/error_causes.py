@@ -75,6 +75,11 @@ def connection_reason(e: BaseException) -> tuple[str, str | None]:
 #: The most an error line says: past it, `bounded` takes out its middle.
 LINE_LIMIT = 400
 
+#: A path a line names (`/home/me/.config/…/config.toml`, `~/notes`): a word starting with `/` or
+#: `~/` after a space, a bracket or a quote (not a URL's `//`), without the bracket, quote or
+#: punctuation that closes it.
+_PATH = re.compile(r"(?<![^\s(\"'`])~?/[^\s\"'`]*[^\s\"'`).,;:]")
+
 
 def first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
@@ -82,20 +87,41 @@ def first_line(e: BaseException) -> str:
 
 
 def bounded(line: str, limit: int = LINE_LIMIT) -> str:
-    """`line` in at most `limit` characters. A longer one loses its middle, where a line quotes what a
-    provider or server said, for ` … `: its start says what failed and its end what to do. Cut at its
-    end, 'not compacted: … (2 requests in all); nothing was' lost 'changed; /compact again to retry'.
-    Each side is cut between words where one ends within a tenth of the limit of the cut."""
-    if len(line) <= limit:
+    """`line` in at most `limit` characters besides the paths it names. A longer one loses its middle,
+    where a line quotes what a provider or server said, for ` … `: its start says what failed and its
+    end what to do. Cut at its end, 'not compacted: … (2 requests in all); nothing was' lost 'changed;
+    /compact again to retry'. Each side is cut between words where one ends within a tenth of the limit
+    of the cut.
+
+    A path is said whole and not counted (one of up to `limit` characters: a longer word is no file's
+    path): cut, it names no file. And where the middle would take a path, the cut ends before the
+    clause naming it (after `; `), if a quarter of the limit is left before: a /compact's 404 whose
+    model a config file at a long path chose said 'check the model name (model = … and that', the
+    advice that names the file taken out with what the provider said."""
+    paths: list[str] = []
+
+    def mark(found: re.Match[str]) -> str:  # each path one character, put back whole once the line is cut
+        if len(found[0]) > limit:  # no file's: a blob that starts with a slash, cut as any text
+            return found[0]
+        paths.append(found[0])
+        return "\0"
+
+    short = _PATH.sub(mark, line) if "\0" not in line else line
+    if len(short) <= limit:
         return line
     room = limit - 3  # the ellipsis and a space either side
-    head, tail = line[:room // 2], line[len(line) - (room - room // 2):]
+    head, tail = short[:room // 2], short[len(short) - (room - room // 2):]
     slack = limit // 10
+    named = short.find("\0", len(head))
+    clause = short.rfind("; ", 0, named) + 2 if 0 <= named < len(short) - len(tail) else 0
+    if clause >= 2 and room - (len(short) - clause) >= limit // 4:  # the advice naming a path kept, whole
+        head, tail = short[:room - (len(short) - clause)], short[clause:]
+    elif 0 <= (space := tail.find(" ")) <= slack:
+        tail = tail[space + 1:]
     if (space := head.rfind(" ")) >= len(head) - slack:
         head = head[:space]
-    if 0 <= (space := tail.find(" ")) <= slack:
-        tail = tail[space + 1:]
-    return f"{head.rstrip()} … {tail.lstrip()}"
+    kept = iter(paths[:head.count("\0")] + paths[len(paths) - tail.count("\0"):])
+    return re.sub("\0", lambda _: next(kept), f"{head.rstrip()} … {tail.lstrip()}")
 
 
 def clipped(text: str, limit: int = 300) -> str:
