@@ -88,12 +88,30 @@ def model_chosen_by(name: str, loaded: _Sourced | None) -> str:
     return f'model = "{name}" in {loaded.where("model")}'
 
 
-def note_model(e: BaseException, name: str, loaded: _Sourced | None) -> None:
-    """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`): a 404's
-    line points there to check the name, not at a `-m` flag no one gave. And where its endpoint was
-    given, when not on this command line (`endpoint_chosen_by`): an address no server answers at is
-    corrected there."""
-    e.add_note(_MODEL_NOTE + model_chosen_by(name, loaded))
+_SUMMARY = "summary_model"
+
+
+def summary_model_chosen_by(name: str, loaded: _Sourced | None) -> str:
+    """How `name`, a `summary_model` other than the session's model, was set, in the words that set
+    it: `summary_model = "NAME" in PATH`, `COMPACT_AGENT_SUMMARY_MODEL=NAME`, the session's, or the
+    setting alone where its source is not known (settings given as they are, not loaded). A 404 of
+    its summary request said `-m NAME` of a model no flag chooses."""
+    source = loaded.sources.get(_SUMMARY, "default") if loaded is not None else "default"
+    if loaded is None or loaded.settings.summary_model != name or source in ("default", "flag"):
+        return f'{_SUMMARY} = "{name}"'
+    if source == "session":
+        return f'{_SUMMARY} = "{name}", remembered by the session'
+    if source.startswith("env "):
+        return f"{source.removeprefix('env ')}={name}"
+    return f'{_SUMMARY} = "{name}" in {loaded.where(_SUMMARY)}'
+
+
+def note_model(e: BaseException, name: str, loaded: _Sourced | None, *, summary: bool = False) -> None:
+    """Say on `e`, a failed request's error, how its model was chosen (`model_chosen_by`; with
+    `summary`, a `summary_model` of its own: `summary_model_chosen_by`): a 404's line points there to
+    check the name, not at a `-m` flag no one gave. And where its endpoint was given, when not on this
+    command line (`endpoint_chosen_by`): an address no server answers at is corrected there."""
+    e.add_note(_MODEL_NOTE + (summary_model_chosen_by if summary else model_chosen_by)(name, loaded))
     if (where := endpoint_chosen_by(loaded)) is not None:
         e.add_note(_ENDPOINT_NOTE + "\0".join(where))
 

@@ -2,7 +2,8 @@
 chosen, in the REPL as `-p /compact` does: the REPL added no note to the failure, so its line said
 `check the model name (/model fake-model)` whatever had chosen the model (a variable, a config file's
 line, `-m`), and print mode `(-m fake-model)`: the note a failed turn carries was added to the
-/compact's line after it was written."""
+/compact's line after it was written. A `summary_model` of its own that answers 404 is named as the
+setting, where it was set: its line said `-m summarizer` (in the REPL `/model summarizer`)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 from .repl_driver import drive
 
 SETTINGS = Settings(model="fake-model", memory_enabled=False, max_retries=0, transient_retries=0)
-GONE = {"error": {"message": "The model `fake-model` does not exist", "type": "invalid_request_error",
-                  "code": "model_not_found"}}
+
+
+def gone(model: str) -> dict[str, Any]:
+    return {"error": {"message": f"The model `{model}` does not exist", "type": "invalid_request_error",
+                      "code": "model_not_found"}}
 
 
 CHOSEN = "check the model name (COMPACT_AGENT_MODEL=fake-model) and that --base-url"
@@ -40,7 +44,7 @@ def _server() -> FakeOpenAIServer:
         return Reply.text("the answer, said at some length. " * 300)
 
     return FakeOpenAIServer(responder, lists_models=False,
-                            faults=lambda req, attempt: Fault.http(404, GONE) if is_summary_request(req) else None)
+                            faults=lambda req, attempt: Fault.http(404, gone(req.body["model"])) if is_summary_request(req) else None)
 
 
 async def test_the_repls_compact_names_the_variable_that_chose_the_model(tmp_path: Path) -> None:
@@ -82,3 +86,39 @@ def test_a_summary_model_of_its_own_is_not_said_as_the_sessions_choice(tmp_path:
         assert {r.body["model"] for r in server.requests if is_summary_request(r)} == {"summarizer"}
     err = " ".join(capsys.readouterr().err.split())
     assert "answered HTTP 404" in err and "COMPACT_AGENT_MODEL=fake-model" not in err, err
+
+
+def _own_summary_model(tmp_path: Path) -> tuple[Settings, Loaded]:
+    """A `summary_model` of its own, set in the user's config file; the model by the variable."""
+    own = Settings(model="fake-model", summary_model="summarizer", memory_enabled=False, max_retries=0,
+                   transient_retries=0)
+    return own, Loaded(own, {"model": "env COMPACT_AGENT_MODEL", "summary_model": "user file"},
+                       tmp_path / "config.toml", tmp_path / "project" / ".compact-agent.toml")
+
+
+def test_a_summary_models_404_names_the_setting_where_it_was_set(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Its 404 said `check the model name (-m summarizer)`, a flag that chooses no summary model."""
+    (tmp_path / "project").mkdir()
+    own, config = _own_summary_model(tmp_path)
+    with _server() as server:
+        opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
+                              home=tmp_path / "home", settings=own, config=config)
+        assert asyncio.run(run_print(opts, "tell me things")) == 0
+        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "and more")) == 0
+        capsys.readouterr()
+        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "/compact")) == 1
+        assert {r.body["model"] for r in server.requests if is_summary_request(r)} == {"summarizer"}
+    err = " ".join(capsys.readouterr().err.split())
+    said = f'check the model name (summary_model = "summarizer" in {tmp_path / "config.toml"}) and that --base-url'
+    assert said in err and "-m summarizer" not in err, err
+
+
+async def test_the_repl_says_the_same_of_it(tmp_path: Path) -> None:
+    own, config = _own_summary_model(tmp_path)
+    with _server() as server:
+        run = await drive(tmp_path, server.responder, ["tell me things\r", "and more\r", "/compact\r"], server=server,
+                          config=config, settings=own)
+    said = " ".join(run.out.split())
+    assert f'check the model name (summary_model = "summarizer" in {tmp_path / "config.toml"})' in said, run.out
+    assert "/model summarizer" not in said, run.out

@@ -306,17 +306,17 @@ async def _compact(s: AgentSession, args: str, c: Console) -> None:
 
 def noted(e: BaseException, s: AgentSession) -> None:
     """Note on `e`, the failure of the summary request, and on its second form's (the conversation
-    as text), how the session's model was chosen (`note_model`: `-m NAME`, `/model NAME`, a config
-    file's line, a variable), as a turn's failure is noted: a 404's line says where to check the
-    name. The REPL's said `/model NAME` whatever had chosen it. Not where a `summary_model` of its
-    own answered: the note is of the session's model."""
+    as text), how the model asked was chosen (`note_model`): the session's (`-m NAME`, `/model NAME`,
+    a config file's line, a variable), as a turn's failure is noted, or a `summary_model` of its own
+    (the setting, where it was set): a 404's line says where to check the name. The REPL's said
+    `/model NAME` whatever had chosen the session's model, and a summary_model's 404 `-m NAME` of it."""
     from ..context.compaction.summarizer import fallback_error
 
-    if summary_model(s) is not s.model:
-        return
+    own = summary_model(s) is not s.model
+    name = (s.settings.summary_model or s.info.name) if own else s.info.name
     for failure in (e, fallback_error(e)):
         if failure is not None:
-            note_model(failure, s.info.name, s.opts.config)
+            note_model(failure, name, s.opts.config, summary=own)
 
 
 def resume_auto(s: AgentSession) -> str:
