@@ -13,54 +13,28 @@ The order is fixed, with no timing: each run waits at pydantic-ai's import for a
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
 from tests.ui.test_typed_prompt_kill import saved
 
-from .conftest import REPO
+from .held_import import cli_argv, held_env, wait_held
 from .test_print_prompt_saved_early import fake, said
-
-#: pydantic-ai cannot be imported until the file GATE exists; GATE.reached says a run waits there.
-GATE = """
-import os, sys, time
-
-class Gate:
-    def find_spec(self, name, path=None, target=None):
-        if name == "pydantic_ai":
-            open(os.environ["GATE"] + ".reached", "w").close()
-            while not os.path.exists(os.environ["GATE"]):
-                time.sleep(0.01)
-        return None
-
-sys.meta_path.insert(0, Gate())
-"""
 
 
 def gated(cli, gate: Path, *args: str) -> subprocess.Popen:
-    """`compact-agent ARGS` whose start-up waits at pydantic-ai's import until `gate` exists."""
-    hook = cli.home.parent / "gate-hook"
-    hook.mkdir(exist_ok=True)
-    (hook / "sitecustomize.py").write_text(GATE)
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"COMPACT_AGENT_HOME": str(cli.home), "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml"),
-                "PYTHONPATH": f"{hook}:{REPO / 'src'}", "GATE": str(gate)})
-    return subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    """`compact-agent ARGS` whose start-up waits at pydantic-ai's import until `gate` exists (`reached`
+    once it waits there)."""
+    env = held_env(cli.home.parent / "gate-hook", cli.home, "pydantic_ai", Path(f"{gate}.reached"), release=gate)
+    return subprocess.Popen(cli_argv(*args), cwd=cli.cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def reached(gate: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+def reached(gate: Path, proc: subprocess.Popen) -> None:
     """Wait until the run `proc` waits at `gate` (polled: no fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    while not Path(f"{gate}.reached").exists():
-        assert proc.poll() is None, proc.communicate()[1].decode()
-        assert time.monotonic() < deadline, "the run never reached its gate"
-        time.sleep(0.01)
+    wait_held(Path(f"{gate}.reached"), proc)
 
 
 def files(home: Path) -> dict[str, bytes]:

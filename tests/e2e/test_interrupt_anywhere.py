@@ -2,61 +2,25 @@
 `sessions`, `config`, and the seconds before the REPL or a `-p` run takes over, the command-line
 library caught the interrupt and exited 130 without a word, where a `-p` run said that line.
 
-Each run stops at a known point, an import it makes on the way (a finder put first in sys.meta_path
-holds it, after writing a file that says it is there); the test sends SIGINT once that file is."""
+Each run stops at a known point, an import it makes on the way (held_import.py: a finder put first
+in sys.meta_path holds it, after writing a file that says it is there); the test sends SIGINT once
+that file is."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
-from .conftest import REPO, Cli
-
-HOLD = """
-import os, sys, time
-
-class Hold:
-    # The import of HOLD_AT never finishes: READY says the run got there, and it waits for Ctrl-C.
-
-    def find_spec(self, name, path=None, target=None):
-        if name == os.environ["HOLD_AT"]:
-            open(os.environ["READY"], "w").close()
-            while True:
-                time.sleep(0.01)
-        return None
-
-sys.meta_path.insert(0, Hold())
-"""
+from .conftest import Cli
+from .held_import import cli_argv, held_env, signalled_at_import
 
 
 def interrupted_at(cli: Cli, module: str, *args: str) -> tuple[int, str, str]:
     """Runs `compact-agent ARGS` held at the import of `module`, sends SIGINT there: exit, stdout, stderr."""
-    hook = cli.home.parent / "hold"
-    hook.mkdir(exist_ok=True)
-    (hook / "sitecustomize.py").write_text(HOLD)
     ready = cli.home.parent / "ready"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"COMPACT_AGENT_HOME": str(cli.home), "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml"),
-                "PYTHONPATH": f"{hook}:{REPO / 'src'}", "HOLD_AT": module, "READY": str(ready)})
-    with subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
-                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        try:
-            deadline = time.monotonic() + 60
-            while not ready.exists():  # the readiness signal
-                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-                time.sleep(0.01)
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    return proc.returncode, out.decode(), err.decode()
+    env = held_env(cli.home.parent / "hold", cli.home, module, ready)
+    return signalled_at_import(cli_argv(*args), cli.cwd, env, ready, signal.SIGINT)
 
 
 @pytest.mark.parametrize(("args", "module"), [

@@ -5,38 +5,18 @@ silently (killed by the signal, nothing written), Ctrl-C with a Python traceback
 
 The command is run as installed (`compact_agent.__main__`, what the `compact-agent` script calls)
 and stops at a known point: the import of `typer`, the first thing the command line loads, is held
-by a finder put first in sys.meta_path from a sitecustomize.py on PYTHONPATH (it writes a file
-saying it got there, then waits); the test sends the signal once that file is there."""
+(held_import.py: a finder put first in sys.meta_path from a sitecustomize.py on PYTHONPATH writes a
+file saying it got there, then waits); the test sends the signal once that file is there."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
-
-HOLD = """
-import os, sys, time
-
-class Hold:
-    # The import of HOLD_AT never finishes: READY says the run got there, and it waits for the signal.
-
-    def find_spec(self, name, path=None, target=None):
-        if name == os.environ["HOLD_AT"]:
-            open(os.environ["READY"], "w").close()
-            while True:
-                time.sleep(0.01)
-        return None
-
-sys.meta_path.insert(0, Hold())
-"""
+from .held_import import cli_argv, held_env, signalled_at_import
 
 PRINT = ("-p", "hello", "--model", "fake-model", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "sk-test")
 
@@ -44,29 +24,12 @@ PRINT = ("-p", "hello", "--model", "fake-model", "--base-url", "http://127.0.0.1
 def signalled_at(tmp_path: Path, sig: signal.Signals, *args: str, module: str = "typer",
                  entry: str = "compact_agent") -> tuple[int, str, str]:
     """`python -m ENTRY ARGS` held at the import of `module`, sent `sig` there: exit, stdout, stderr."""
-    hook, home, cwd = tmp_path / "hold", tmp_path / "home", tmp_path / "project"
-    for d in (hook, cwd):
-        d.mkdir(exist_ok=True)
-    (hook / "sitecustomize.py").write_text(HOLD)
-    ready = tmp_path / "ready"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"COMPACT_AGENT_HOME": str(home), "COMPACT_AGENT_CONFIG": str(home / "config.toml"),
-                "PYTHONPATH": f"{hook}:{REPO / 'src'}", "HOLD_AT": module, "READY": str(ready)})
-    with subprocess.Popen([sys.executable, "-m", entry, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        try:
-            deadline = time.monotonic() + 60
-            while not ready.exists():  # the readiness signal
-                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-                time.sleep(0.01)
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
+    home, cwd, ready = tmp_path / "home", tmp_path / "project", tmp_path / "ready"
+    cwd.mkdir(exist_ok=True)
+    env = held_env(tmp_path / "hold", home, module, ready)
+    result = signalled_at_import(cli_argv(*args, entry=entry), cwd, env, ready, sig)
     assert not list(home.glob("projects/*/*.jsonl"))  # no session was made: the prompt was not read yet
-    return proc.returncode, out.decode(), err.decode()
+    return result
 
 
 def nothing_spent(result: dict) -> None:
