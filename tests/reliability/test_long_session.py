@@ -11,7 +11,7 @@ import gc
 from pathlib import Path
 
 from compact_agent.config import Settings
-from compact_agent.context.compaction import memory
+from compact_agent.context.compaction import notes_state
 from compact_agent.context.layers import collapse
 from compact_agent.context.plumbing import tokens
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -48,4 +48,4 @@ async def test_memory_and_layer_state_do_not_grow_with_the_session(tmp_path: Pat
     first, second = sizes[: len(sizes) // 2], sizes[len(sizes) // 2 :]
     for i in range(3):
         assert max(x[i] for x in second) <= 1.5 * max(x[i] for x in first) + 50, (i, sizes)
-    assert len(memory._fp_memo) < 1_000
+    assert len(notes_state._fp_memo) < 1_000
