@@ -10,7 +10,6 @@ notes) are side_models.py's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +30,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     ContextManager,
     Event,
     Restorer,
+    SessionMemory,
     SharedPrefixSummarizer,
     default_layers,
 )
@@ -39,15 +39,10 @@ from ...context.wiring import Internals, SummaryInputs  # and the one seam for w
 from ...error_causes import reply_not_json
 from ...error_notes import note_model, note_request_limit
 from ...error_text import first_line
-from ...models import ConfigError, ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
-from ...regular_file import read_own
+from ...models import ModelInfo, build_model, model_info, prices_of, provider_for, takes_images
 from ...session.archives import glob_escape
 from ...session.repair import handed_back
-from ...session.store import (
-    SessionStore,
-    atomic_write,
-    ensure_private_dir,
-)
+from ...session.store import SessionStore, ensure_private_dir
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import names as tool_names
 from ..tools.arg_errors import PlainArgumentErrors
@@ -66,6 +61,7 @@ from . import server_turns, server_windows, turn
 from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
 from .in_use import counted_after, in_use
+from .layer_state import restore_layer_state
 from .options import (
     SessionOptions,
     instruction_files,
@@ -98,6 +94,7 @@ class AgentSession:
 
     cm: ContextManager  # set in __init__ after the extensions, which read it (SessionParts) later
     summary_cache: tuple[str, Model]  # the summary model, once one other than the main one is asked for
+    memory: SessionMemory | None  # the session's notes, which `close` lets go of
 
     def __init__(self, opts: SessionOptions, on_event: Callable[[Event], None] | None = None,
                  on_compact_start: Callable[[str, int], None] | None = None,
@@ -124,7 +121,19 @@ class AgentSession:
         for d in (home, home / "projects"):  # also when an older version made them 0755
             ensure_private_dir(d)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
+        self.memory = None  # the notes, made in `_open`: a start failing before them closes none
         self.store.lock()
+        try:  # a start that fails holding the lock lets go of it (a line typed meanwhile is taken back)
+            self._open(exists, on_event, on_compact_start, on_change)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, exists: bool, on_event: Callable[[Event], None] | None,
+              on_compact_start: Callable[[str, int], None] | None,
+              on_change: Callable[[str, dict[str, Any]], None] | None) -> None:
+        """The rest of the start, holding the session's lock: its history, tools, pipeline and agent."""
+        opts = self.opts
         self.warnings: list[str] = []
         self.notes: list[str] = []  # what the load says that is no problem (a turn the user stopped)
         self.messages: list[ModelMessage] = []
@@ -188,7 +197,7 @@ class AgentSession:
             settings=compaction, store=self.store, notes_in_background=True, max_output=self.info.max_output,
             prices=prices_of(self.info), before_compact=self.ext.before_compact,
         )
-        self._restore_layer_state()
+        restore_layer_state(self)
         if self.cm.breaker_open:  # paused by an earlier run: said once, as /status says it
             self.notes.append(f"automatic compaction is paused in this session: the last {self.cm.failures} tried "
                               "in a row failed or would not shrink the context; a /compact that succeeds resumes "
@@ -217,11 +226,7 @@ class AgentSession:
         self.command_file = False  # the message is a custom command's file's (custom_commands.py): fenced attachments
         self.turn_input: tuple[str, str] | None = None  # of the prompt fit_input cut: as sent, as it came
         self.usage = RunUsage()
-        try:
-            self.window_minimum = check_window(self, self.info, window_setting(self))  # none learned under it is advised
-        except ConfigError:
-            self.close()
-            raise
+        self.window_minimum = check_window(self, self.info, window_setting(self))  # none learned under it is advised
         self.notices += [line] if (line := reported_note(self)) else []  # kept once the session can start in it
 
     # -- wiring ------------------------------------------------------------------------------
@@ -266,17 +271,6 @@ class AgentSession:
                 self.window_proof.learned(event.tokens_after)
         if self._user_on_event:
             self._user_on_event(event)
-
-    def _restore_layer_state(self) -> None:
-        path = self.store.dir / "layers.json"
-        try:
-            self.cm.load_layer_state(server_windows.checked(self, json.loads(read_own(path))))
-        except FileNotFoundError:
-            pass
-        except (OSError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
-            # RecursionError: a file of nested brackets is valid-looking JSON too deep to parse.
-            self.warnings.append(f"{path.name} is unreadable; layer decisions start afresh")
-        self.cm.save_state = lambda state: atomic_write(path, json.dumps(state, default=str).encode())
 
     def _load_read_state(self) -> ReadFileState:
         return load_read_state(self.store.dir / READ_STATE_FILE, self.warnings)
