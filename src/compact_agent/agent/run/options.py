@@ -6,6 +6,7 @@ talks to a model.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -36,9 +37,14 @@ Today's date: {today}."""
 def system_prompt(cwd: Path, instructions: str, append: str = "") -> str:
     """The system prompt: ours, the instruction files' text, then --append-system-prompt. The
     appended text has the provider key redacted, as the instruction files' text has when read
-    (instructions.py): a key pasted in it would go with every request; so has the working
-    directory's path (`~/proj/sk-proj-…`), as `bash pwd` shows it to the model."""
-    text = SYSTEM_PROMPT.format(cwd=secrets.redact(str(cwd)), today=date.today().isoformat())  # a key in the path too
+    (instructions.py): a key pasted in it would go with every request. So has the working
+    directory's path (`~/proj/sk-proj-…`): a key this run knows, and, as the sessions folder's name
+    has it (session/files.py, `project_slug`), each name of it from where a part shaped like a key
+    begins (`secrets.key_shaped_at`), whether or not a run knows that key: another provider's, or
+    one rotated, goes to no provider either."""
+    names = re.split(r"([/\\])", secrets.redact(str(cwd)))
+    path = "".join(n if (at := secrets.key_shaped_at(n)) is None else n[:at] + secrets.REDACTED for n in names)
+    text = SYSTEM_PROMPT.format(cwd=path, today=date.today().isoformat())
     if instructions:
         text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{instructions}"
     if append:
