@@ -28,7 +28,7 @@ from .context.plumbing.secrets import (
 )
 
 __all__ = ["KEY_VARS", "MIN_LEN", "REDACTED", "URL_VARS", "StreamRedactor", "redact", "redact_bytes", "register",
-           "hide_url_passwords", "key_shaped_at", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
+           "hide_url_passwords", "key_shaped_at", "keys_cut", "register_environment", "register_url", "scrubbed_env", "seal_bytes",
            "shown_url", "unseal_bytes"]
 
 #: Environment variables holding a key for a provider we talk to.
@@ -94,6 +94,14 @@ def key_shaped_at(name: str) -> int | None:
         if _long_random(word) or total >= KEY_SHAPED_LEN:
             return m.start() if start is None else start
     return None
+
+
+def keys_cut(path: str, mark: str) -> str:
+    """`path` with each of its names cut where a part shaped like a key begins (`key_shaped_at`),
+    `mark` instead of the rest of that name: the sessions folder's name (`REDACTED`) and the system
+    prompt's working directory (`[REDACTED]`) hide such a part whether or not a run knows that key."""
+    names = re.split(r"([/\\])", path)
+    return "".join(n if (at := key_shaped_at(n)) is None else n[:at] + mark for n in names)
 
 
 def hide_url_passwords(text: str) -> str:

@@ -61,16 +61,7 @@ def project_slug(cwd: Path) -> str:
     in the key they hold still get two folders; a path with nothing of that shape keeps the name it
     always had."""
     path = str(cwd.resolve())
-    return f"{_readable(_unkeyed(path))[-100:]}-{path_hash(path)}"
-
-
-def _unkeyed(path: str) -> str:
-    """`path` with each of its names cut where a part shaped like a key begins, `REDACTED` instead."""
-    names = re.split(r"([/\\])", path)
-    for i, name in enumerate(names):
-        if (at := secrets.key_shaped_at(name)) is not None:
-            names[i] = name[:at] + "REDACTED"
-    return "".join(names)
+    return f"{_readable(secrets.keys_cut(path, 'REDACTED'))[-100:]}-{path_hash(path)}"
 
 
 def path_hash(path: str) -> str:

@@ -6,7 +6,6 @@ talks to a model.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -42,8 +41,7 @@ def system_prompt(cwd: Path, instructions: str, append: str = "") -> str:
     has it (session/files.py, `project_slug`), each name of it from where a part shaped like a key
     begins (`secrets.key_shaped_at`), whether or not a run knows that key: another provider's, or
     one rotated, goes to no provider either."""
-    names = re.split(r"([/\\])", secrets.redact(str(cwd)))
-    path = "".join(n if (at := secrets.key_shaped_at(n)) is None else n[:at] + secrets.REDACTED for n in names)
+    path = secrets.keys_cut(secrets.redact(str(cwd)), secrets.REDACTED)
     text = SYSTEM_PROMPT.format(cwd=path, today=date.today().isoformat())
     if instructions:
         text += f"\n\n# Instructions (AGENTS.md / CLAUDE.md; the nearer file wins)\n{instructions}"
