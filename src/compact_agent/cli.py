@@ -330,7 +330,7 @@ def analyze_command(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", readable=False, help="Transcript files or directories (searched recursively): Claude Code, Codex, mini-swe-agent, SWE-agent, OpenAI or Anthropic chat JSON, Cline or Roo Code tasks, Cline SDK sessions, Gemini CLI chats, compact-agent sessions.")],
     window: Annotated[int, typer.Option("--window", metavar="TOKENS", parser=tokens(2048), show_default=False, help="Context window to replay at (tokens: 64000 or 64k; default 64,000, at least 2,048).")] = 64_000,
     strategy: Annotated[list[str] | None, typer.Option("--strategy", "-s", metavar="NAME", help="(repeatable; default all).")] = None,
-    pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic (cache hit/miss/write prices).")] = "deepseek",
+    pricing: Annotated[str, typer.Option("--pricing", metavar="NAME", help="deepseek | anthropic: the model whose prices, prompt cache and max output the replay assumes (the strategies' triggers are built on that max output, so it moves them even at the same --prices).")] = "deepseek",
     prices: Annotated[str | None, typer.Option("--prices", metavar="IN,CACHED,OUT", help="Price the replay at your model's prices instead of --pricing's, USD per million tokens: input, cached input, output[, cache write], e.g. 5,0.5,25,6.25 (as the chat's --prices; a cache write needs --pricing anthropic).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Write a chart of context tokens per request (.svg, or .png with matplotlib).")] = None,

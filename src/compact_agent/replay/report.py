@@ -38,6 +38,7 @@ from .report_notes import (
     MARK,
     NOT_COMPARABLE,
     PARTS,
+    max_output_line,
     not_comparable,
     summaries_line,
     warnings_summary,
@@ -251,7 +252,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
     if analysis.settings:  # said once: figures of ours with another value are no default's
         console.print(describe(analysis.settings), style="dim", markup=False)
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.price_label} ({analysis.price_figures()}) · "
-                  + " · ".join(notes) + "[/]")
+                  f"{max_output_line(analysis)} · " + " · ".join(notes) + "[/]")
 
 
 #: The exit status of a run stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.

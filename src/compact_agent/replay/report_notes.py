@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..models import model_info
 from ._words import plural
 from .analysis import FAIL_NOTE, Analysis
 from .metrics import Metrics
@@ -29,6 +30,15 @@ def summaries_line(model: str | None) -> str:
     if model:
         return f"summaries by {model} (--model)"
     return "summaries by the deterministic stand-in (--model NAME has a model write them)"  # 80 columns
+
+
+def max_output_line(analysis: Analysis) -> str:
+    """The output limit the strategies were replayed with, and whose it is: batch.py takes the max
+    output of `--pricing`'s model (capped at a quarter of the window), and the rivals' triggers and
+    ours' reserve are built on it, so `--pricing anthropic` moves them even at the same `--prices`."""
+    name = analysis.price.name
+    tokens = model_info(name, window=analysis.window).max_output
+    return f"max output {tokens:,} tokens ({name}'s, from --pricing; the strategies' triggers assume it)"
 
 
 def warnings_summary(analysis: Analysis) -> str:
