@@ -7,7 +7,8 @@ and the tables' module stays within its size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 from ..models import model_info
 from ._words import plural
@@ -110,4 +111,27 @@ def results_json(rows: Sequence[Metrics]) -> list[dict[str, object]]:
     marks, null in a table without ours."""
     unfair = not_comparable(rows)
     has_ours = any(m.strategy == "ours" for m in rows)
-    return [{**m.to_json(), "comparable": (m.strategy not in unfair) if has_ours else None} for m in rows]
+    return [{**m.to_json(), "cost_parts": parts_summing(m.cost, m.cost_parts),
+             "comparable": (m.strategy not in unfair) if has_ours else None} for m in rows]
+
+
+def parts_summing(cost: float, parts: Mapping[str, float]) -> dict[str, float]:
+    """The cost's parts in whole micro-dollars that add up to the cost as the JSON rounds it (6
+    decimals): each part rounded on its own missed it by 1-2e-6 in many totals. The largest
+    remainders get the micro-dollars the parts' floors leave (so a part moves by at most 1e-6 from
+    its own rounding, and the cost not at all)."""
+    total = round(round(cost, 6) * 1e6)
+    micro = {k: math.floor(v * 1e6) for k, v in parts.items()}
+    order = sorted(micro, key=lambda k: parts[k] * 1e6 - micro[k], reverse=True)
+    left = total - sum(micro.values())
+    while left > 0 and order:  # more than a part each only if the parts fell short of the cost itself
+        for k in order[:left]:
+            micro[k] += 1
+        left = total - sum(micro.values())
+    for k in reversed(order):  # the parts came to more than the cost: take from the smallest remainders
+        if left >= 0:
+            break
+        taken = min(micro[k], -left)
+        micro[k] -= taken
+        left += taken
+    return {k: v / 1e6 for k, v in micro.items()}
