@@ -15,12 +15,19 @@ STRATEGY_NAMES: tuple[str, ...] = ("ours", "none", "seed000", "seed000-submit", 
                                    "gemini", "cline", "anthropic-clear")
 """The analyzer's strategies, in the order of replay/baselines.py's `STRATEGIES`."""
 
+EXIT_STATUSES = ("Exit status: 0 the figures were printed; 1 an error of the analyzer on some file (the other "
+                 "files' figures printed), a --model that cannot be used, or output or a chart that cannot be "
+                 "written; 2 a usage error: a bad option or value, a path that does not exist, or no transcripts "
+                 "found; 130 interrupted (Ctrl-C); 141 the output's reader closed it early (| head).")
+"""`analyze --help`'s epilog: every exit status the command ends with (report.py, cli.py, pipes.py)."""
+
 
 class AnalyzeCommand(ReadableCommand):
     """`analyze`: a ReadableCommand whose `--strategy` help begins with the strategies' names."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.epilog = EXIT_STATUSES
         for param in self.params:
             if param.name == "strategy" and isinstance(param, TyperOption):
                 param.help = f"{', '.join(STRATEGY_NAMES)} {param.help or ''}".rstrip()
