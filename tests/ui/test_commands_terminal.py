@@ -66,7 +66,7 @@ async def test_help_status_context_and_usage_errors(tmp_path):
             from compact_agent.agent.accounting.context_report import picture
 
             used = picture(s).used
-            assert used > 500 and f"context    {used:,} / threshold" in status  # the same figure as /context
+            assert used > 500 and f"context     {used:,} / threshold" in status  # the same figure as /context
             assert "usage: /compact" in await show(s, "/compact --from abc")
         finally:
             s.close()

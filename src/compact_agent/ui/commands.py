@@ -44,7 +44,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     lim = s.cm.limits
     model = f"{s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)})"
     session = s.session_id + _not_saved(s)
-    if cell_len(beside := f"{model}   session {session}") <= c.width - 11:
+    if cell_len(beside := f"{model}   session {session}") <= c.width - LABEL_WIDTH - 1:
         _row(c, "model", beside)
     else:  # on a row of its own: wrapped, 'session' ended the model's row and the id went on under it
         _row(c, "model", model)
@@ -122,12 +122,17 @@ def _say_skipped(c: Console, skipped: list[OSError]) -> None:
             style="yellow", markup=False, highlight=False, soft_wrap=True)  # one line: the terminal wraps it
 
 
+#: The width of /status's label column: its longest label's, `compactions` (at 10, its value stood a
+#: column right of the others').
+LABEL_WIDTH = len("compactions")
+
+
 def _row(c: Console, label: str, value: str, beside: str = "") -> None:
     """A row of /status: the label, then the value, wrapped under itself (in 60 columns the
     context row's 'provider-reported' went on at column 0, under the labels). `beside`: said after
     the value where the line holds both, else from a line of its own under it: wrapped with the
     value, 80 columns left `auto-compaction` at the end of one line and `on` alone on the next."""
-    head = f"{label:<10} "
+    head = f"{label:<{LABEL_WIDTH}} "
     room = max(20, c.width - len(head))
     if beside and cell_len(together := f"{value}   {beside}") <= room:
         value, beside = together, ""
