@@ -9,7 +9,8 @@ read on white (3:1 contrast at least, as WCAG asks of lines in a chart). A panel
 transcript's path relative to the folder all of them share (named in the heading), not to
 wherever the command ran, and a path too long for the panel loses its middle. A chart made with
 `--set` or `--prices` says them under its heading, as the report does under its tables: its
-figures are not the defaults'.
+figures are not the defaults'; so does every chart say who wrote the summaries and how many
+transcripts were replayed on filler standing for redacted text.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, printable, recall_note, transcripts_counted
 from .given_settings import describe
 from .metrics import Metrics
-from .report_notes import MARK, NOT_COMPARABLE, not_comparable
+from .report_notes import MARK, NOT_COMPARABLE, not_comparable, summaries_line
 from .simulate import StrategyRun, TranscriptRun
 
 COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#8c564b", "codex": "#1f77b4",
@@ -187,10 +188,15 @@ def _totals_panel(totals: list[Metrics], y0: float, redacted: bool = False, titl
 
 
 def caption_lines(analysis: Analysis) -> list[str]:
-    """What the figures were made with besides the defaults, under the chart's heading: the `--set`
-    values (`ours with stall_wait_usd=0 (the default is 0.02)`) and the `--prices` figures, as the
-    report says them under its tables; none for a chart of the defaults."""
-    said = [describe(analysis.settings)] if analysis.settings else []
+    """What the figures were made with, under the chart's heading, as the report says it under its
+    tables: who wrote the summaries (the stand-in, or `--model`'s), how many transcripts were
+    replayed on filler standing for redacted text, the `--set` values (`ours with stall_wait_usd=0
+    (the default is 0.02)`) and the `--prices` figures. A chart passed on alone left out the first two."""
+    said = [summaries_line(analysis.summary_model)]
+    if filler := sum(1 for run in analysis.runs if run.transcript.filler_chars):
+        said.append(f"{filler:,} of {plural(len(analysis.runs), 'transcript')} replayed on deterministic filler "
+                    "standing for redacted text")
+    said += [describe(analysis.settings)] if analysis.settings else []
     if analysis.given_prices:
         said.append(f"{analysis.price_label}: {analysis.price_figures()}")
     return [line for part in said for line in textwrap.wrap(part, CAPTION_CHARS)]
