@@ -3,11 +3,14 @@
 Formats spell usage differently (input/prompt tokens, cache reads and writes under several names);
 each importer hands its mapping to `usage_from_mapping`, and a response without one is marked as
 unmeasured so the analyzer does not take zero for a measurement. Counts no provider reports for one
-request (a damaged or hand-made file) are not believed either (`set_aside_absurd_usage`).
+request, and values that are no count (text, NaN, a negative number: a damaged or hand-made file),
+are not believed either (`set_aside_absurd_usage`).
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -44,16 +47,57 @@ def parse_time(value: Any) -> datetime | None:
     return None
 
 
+class _Unreadable(ValueError):
+    """A usage field holding what no provider writes for a count of tokens (`_count`)."""
+
+    def __init__(self, key: str, what: str) -> None:
+        super().__init__(key)
+        self.key, self.what = key, what
+
+
+def _count(value: Any) -> int | None:
+    """A count of tokens as recorded: a whole number, or a float holding one (25798.0, as a pandas or
+    JavaScript round trip writes it); None for a field that is not there (missing or null).
+    Anything else raises `_Unreadable` with what it is: taken as 0, a cache read written as text or as
+    -25798 shrank its request by that much, and the fit of the other requests with it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise _Unreadable("", "true or false")
+    if isinstance(value, float) and value.is_integer():  # not for NaN nor infinity
+        value = int(value)
+    if isinstance(value, int):
+        if value < 0:
+            raise _Unreadable("", "a negative number")
+        return value
+    if isinstance(value, float):
+        raise _Unreadable("", "not a number (NaN)" if math.isnan(value) else "infinite" if math.isinf(value)
+                          else "a fraction")
+    raise _Unreadable("", "text" if isinstance(value, str) else "a list" if isinstance(value, list)
+                      else "an object" if isinstance(value, Mapping) else "another kind of value")
+
+
 def _int(mapping: Mapping[str, Any], *keys: str) -> int:
     """First count found under ``keys`` (dotted paths allowed), else 0: usage blocks vary by provider.
-    A negative number is no count (a damaged or hand-made file): taken as one, it made costs negative."""
+    A value there that is no count (`_count`) raises `_Unreadable` naming its key."""
+    found: int | None = None
     for key in keys:
         value: Any = mapping
         for step in key.split("."):
             value = value.get(step) if isinstance(value, Mapping) else None
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return 0
+        try:
+            count = _count(value)
+        except _Unreadable as exc:
+            raise _Unreadable(key, exc.what) from None
+        if found is None:
+            found = count
+    return found or 0
+
+
+UNREADABLE = "unreadable usage: "
+"""How `usage_from_mapping` marks, in an unmeasured usage's ``details``, the field that was no count
+(``unreadable usage: cache_read_input_tokens: text``); `set_aside_absurd_usage` says them and clears
+the mark."""
 
 
 def usage_from_mapping(raw: Any) -> RequestUsage | None:
@@ -69,6 +113,13 @@ def usage_from_mapping(raw: Any) -> RequestUsage | None:
     """
     if not isinstance(raw, Mapping):
         return None
+    try:
+        return _read_usage(raw)
+    except _Unreadable as exc:  # no partial count: the request is as one without recorded usage
+        return RequestUsage(unmeasured_requests=1, details={f"{UNREADABLE}{exc.key}: {exc.what}": 1})
+
+
+def _read_usage(raw: Mapping[str, Any]) -> RequestUsage | None:
     if "prompt_tokens" in raw or "completion_tokens" in raw:
         return RequestUsage(
             input_tokens=_int(raw, "prompt_tokens"),
@@ -112,16 +163,37 @@ def has_recorded_usage(response: ModelResponse) -> bool:
 
 def set_aside_absurd_usage(messages: Sequence[ModelMessage]) -> str | None:
     """Treat as unrecorded the usage of each response that counts more than MAX_BELIEVED_TOKENS in one
-    of its figures (its size is then fitted, its output estimated, as for a response without usage);
-    the warning saying so, or None when every count is believable."""
-    n = 0
+    of its figures, or holds a value that is no count (marked by `usage_from_mapping`): its size is then
+    fitted, its output estimated, as for a response without usage. The warning saying so (one line), or
+    None when every count is believable."""
+    absurd, unreadable = 0, 0
+    fields: Counter[str] = Counter()
+    first = ""
     for m in messages:
-        if isinstance(m, ModelResponse) and max(m.usage.input_tokens, m.usage.output_tokens, m.usage.cache_read_tokens,
-                                                m.usage.cache_write_tokens) > MAX_BELIEVED_TOKENS:
+        if not isinstance(m, ModelResponse):
+            continue
+        if marks := [k.removeprefix(UNREADABLE) for k in m.usage.details if k.startswith(UNREADABLE)]:
             m.usage = unmeasured_usage()
-            n += 1
-    if not n:
-        return None
-    return (f"the recorded usage of {plural(n, 'response')} counts more than {MAX_BELIEVED_TOKENS:,} tokens, more "
-            f"than any provider reports for one request: not believed, {'that request is' if n == 1 else 'those are'} "
-            "replayed as without recorded usage (size fitted, output estimated)")
+            unreadable += 1
+            fields.update({mark.partition(": ")[0] for mark in marks})
+            first = first or marks[0]
+        elif max(m.usage.input_tokens, m.usage.output_tokens, m.usage.cache_read_tokens,
+                 m.usage.cache_write_tokens) > MAX_BELIEVED_TOKENS:
+            m.usage = unmeasured_usage()
+            absurd += 1
+    notes = []
+    if unreadable:
+        named = ", ".join(f"{key} in {count:,}" for key, count in fields.most_common()) if unreadable > 1 else ""
+        key, _, what = first.partition(": ")
+        notes.append(f"the recorded usage of {plural(unreadable, 'response')} holds a value that is no count of tokens "
+                     f"({named}{'; the first: ' if named else ''}{key} is {what}): not believed, "
+                     f"{_replayed(unreadable)}")
+    if absurd:
+        notes.append(f"the recorded usage of {plural(absurd, 'response')} counts more than {MAX_BELIEVED_TOKENS:,} "
+                     f"tokens, more than any provider reports for one request: not believed, {_replayed(absurd)}")
+    return "; ".join(notes) or None
+
+
+def _replayed(n: int) -> str:
+    return (f"{'that request is' if n == 1 else 'those are'} replayed as without recorded usage (size fitted, "
+            "output estimated)")
