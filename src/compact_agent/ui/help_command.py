@@ -11,6 +11,7 @@ from collections.abc import Container, Mapping
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -49,25 +50,42 @@ COMPACTION_LINE = (
     "counts them; the conversation as it was is archived in a file the line under it names.")
 
 
-def _table(s: AgentSession, leave_out: Container[str] = (), words: Mapping[str, str] | None = None,
+#: Below this many columns /help puts each command's description under its name: beside the widest
+#: name, `/exit (/quit, /q)`, 40 columns left it 19 and /help ran to 120 lines of two or three words.
+BESIDE_FROM = 60
+
+
+def _table(s: AgentSession, width: int, leave_out: Container[str] = (), words: Mapping[str, str] | None = None,
            exit_names: str = " (/quit, /q)") -> Table:
     """The commands, in ORDER (those it leaves out left out, each said in `words` where it has its
-    own), then the project's custom commands and its files named as a built-in command is."""
-    t = Table.grid(padding=(0, 2))
-    t.add_column(no_wrap=True)
-    t.add_column()
+    own), then the project's custom commands and its files named as a built-in command is; each
+    description beside its name from BESIDE_FROM columns on, under it (two spaces in) below that."""
+    rows: list[tuple[str, Text]] = []
     names = sorted((n for n in COMMANDS if n not in leave_out),
                    key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
     for name in names:
         said = (words or {}).get(name, COMMANDS[name].help)
-        t.add_row(Text(f"/{name}" + (exit_names if name == "exit" else "")), Text(said))
+        rows.append((f"/{name}" + (exit_names if name == "exit" else ""), Text(said)))
     for name, path in custom_commands(s.cwd).items():
         about = described(path)
         where = f"custom: {path.relative_to(s.cwd)}"
-        t.add_row(Text(f"/{name}"), Text(f"{about} ({where})" if about else where))
+        rows.append((f"/{name}", Text(f"{about} ({where})" if about else where)))
     for path in built_in_names(s.cwd, CUSTOM_DIRS):  # a Claude Code project's plan.md: never run, unsaid
-        t.add_row(Text(""), Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem} is a built-in command "
-                                 "(rename the file to use it)", style="yellow"))
+        rows.append(("", Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem} is a built-in command "
+                              "(rename the file to use it)", style="yellow")))
+    if width < BESIDE_FROM:
+        under = Table.grid()
+        under.add_column()
+        for name, what in rows:
+            if name:
+                under.add_row(Text(name))
+            under.add_row(Padding(what, (0, 0, 0, 2)))
+        return under
+    t = Table.grid(padding=(0, 2))
+    t.add_column(no_wrap=True)
+    t.add_column()
+    for name, what in rows:
+        t.add_row(Text(name), what)
     return t
 
 
@@ -77,12 +95,12 @@ def _prose(c: Console, text: str) -> None:
 
 @command("help", "list commands", takes_args=False)
 async def _help(s: AgentSession, args: str, c: Console) -> None:
-    c.print(_table(s))
+    c.print(_table(s, c.width))
     _prose(c, "@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
               "completes paths and commands); !cmd runs a shell command and adds its output to your next message.")
     _prose(c, COMPACTION_LINE)
-    c.print("Enter sends; Esc then Enter, or a line ending in \\, starts a new line. Esc or Ctrl-C interrupts a "
-            "running turn; exit or quit alone, Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a "
+    c.print("Enter sends; Esc then Enter (or Alt-Enter), or a line ending in \\, starts a new line. Esc or Ctrl-C "
+            "interrupts a running turn; exit or quit alone, Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a "
             "turn or a command: once it is over). Ctrl-O shows the last turn's tool "
             "output in full (/expand); Ctrl-R searches what you typed before.", soft_wrap=False)
 
@@ -90,7 +108,7 @@ async def _help(s: AgentSession, args: str, c: Console) -> None:
 def print_help(s: AgentSession, c: Console) -> None:
     """`compact-agent -p /help`: the commands a print-mode run takes, in its words."""
 
-    c.print(_table(s, REPL_ONLY, PRINT_WORDS))
+    c.print(_table(s, c.width, REPL_ONLY, PRINT_WORDS))
     _prose(c, "Each run takes one command or one prompt: compact-agent -p \"/compact --from 4\" -c runs it in the "
               "newest session, -r ID in another, and without either in a new one. /exit, /clear and /resume are "
               "the REPL's: -p runs one turn and ends, starts a new session without -c or -r, and resumes with "
