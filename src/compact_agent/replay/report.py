@@ -25,7 +25,7 @@ from ..context.plumbing.events import LAYER_NAMES
 from ..models import PRICING
 from ._words import plural
 from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
-from .baselines import factories
+from .baselines import STRATEGIES, factories
 from .batch import Skipped, Summaries, replay_files
 from .finding import find_files, plainly_not, skip_lines
 from .given_prices import parse_given, price_list
@@ -38,6 +38,7 @@ from .report_notes import (
     MARK,
     NOT_COMPARABLE,
     PARTS,
+    WHO,
     max_output_line,
     not_comparable,
     summaries_line,
@@ -67,6 +68,8 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
         figures = None if prices is None else parse_given(prices, pricing)
     except ValueError as e:
         raise AnalyzeError(str(e)) from None
+    if (case := next((n for n in strategies or [] if n not in STRATEGIES), "")).lower() in STRATEGIES:  # `-s OURS`
+        raise AnalyzeError(f"unknown strategy {case!r}; did you mean {case.lower()}? (choose from {', '.join(STRATEGIES)})")
     try:
         chosen = factories(strategies)
         found = find_files(paths)
@@ -248,6 +251,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
         notes[notes.index(LEGEND["recall"])] += f"; {dash}"
     if unfair:
         notes.insert(notes.index(LEGEND["over"]) + 1, NOT_COMPARABLE)
+    notes.insert(0, WHO)
     console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     if analysis.settings:  # said once: figures of ours with another value are no default's
         console.print(describe(analysis.settings), style="dim", markup=False)

@@ -33,6 +33,10 @@ def summaries_line(model: str | None) -> str:
     return "summaries by the deterministic stand-in (--model NAME has a model write them)"  # 80 columns
 
 
+#: Under the tables: what ours is, and where each rival's behaviour is told.
+WHO = "ours = compact-agent's pipeline; each rival: docs/analyzer.md, \"The rivals\""
+
+
 def max_output_line(analysis: Analysis) -> str:
     """The output limit the strategies were replayed with, and whose it is: batch.py takes the max
     output of `--pricing`'s model (capped at a quarter of the window), and the rivals' triggers and
@@ -57,8 +61,14 @@ def warnings_summary(analysis: Analysis) -> str:
 
 #: What a column means, for the line under the tables (a narrow table leaves some columns out).
 LEGEND = {
+    "req": "req = requests replayed (one per recorded model response)",
+    "peak": "peak = the largest request, in tokens",
+    "mean": "mean = the mean request, in tokens",
     "over": "over = requests larger than the window",
     "compact": f"compact = compactions; {FAIL_NOTE}",
+    "cached": "cached = share of the input tokens read from the prompt cache",
+    "cost": "cost = dollars of every request, the summary and session-notes calls and the re-reads of stalls "
+            "included",
     PARTS: "hit miss out sum notes reread = the cost in dollars: main requests' cache hits, misses (cache writes "
            "included) and output, summary calls, session-notes calls, and the look-agains of stalls",
     "recall": "recall = share of what the next step used from earlier context (paths, names, ids) still in the "
@@ -70,7 +80,10 @@ LEGEND = {
     "rebuild miss": "rebuild miss = miss tokens of the first request after each compaction (share of all "
                     "main-request misses)",
     "side": "side = share of the cost spent on summaries, probes and session-notes updates",
-    "freed (view/req; compaction)": "freed: L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction",
+    "freed (view/req; compaction)": "freed: ours' L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 "
+                                    "compaction; the rivals' mask (masking), prune (opencode), out-mask and trunc "
+                                    "(gemini's output masking and truncation), clear (anthropic-clear), sum "
+                                    "(their compaction)",
     "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
                      "compaction (– = no compaction; between the slashes, no file changed before one)",
 }
