@@ -262,12 +262,48 @@ def markdown(markup: str, **options: Any) -> Any:
     written (rich drops HTML tags, so the user saw `List`, and not what the model said). Its control
     characters are shown as escapes before it is parsed: markdown takes a `\\r` for a line break and
     rich drops the bell, so neither would reach the screen as the escape print mode shows."""
-    from markdown_it import MarkdownIt
-
     markup = visible(markup)
     md = _answer_markdown()(markup, **options)
-    md.parsed = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table").parse(markup)
+    md.parsed = _parser().parse(markup)
     return md
+
+
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+
+
+def fenced_parts(block: str) -> list[tuple[str, Any]]:
+    """A block of an answer cut where a fenced code block stands at its top level (not in a list
+    or a quote): `(text, None)` for markdown, `(text, token)` for the code, `token` markdown-it's
+    fence (its `info` names the language, its `content` is the code)."""
+    block = visible(block)  # as `markdown` parses it: a `\r` is no line break of the parser's
+    lines = block.split("\n")
+    parts: list[tuple[str, Any]] = []
+    at = 0
+    for token in _parser().parse(block):
+        if token.type == "fence" and token.level == 0 and token.map:
+            start, end = token.map
+            if "\n".join(lines[at:start]).strip():
+                parts.append(("\n".join(lines[at:start]), None))
+            parts.append(("\n".join(lines[start:end]), token))
+            at = end
+    if "\n".join(lines[at:]).strip():
+        parts.append(("\n".join(lines[at:]), None))
+    return parts
+
+
+def code_lines(fence: Any, theme: str) -> list[Text]:
+    """A fenced code block's lines, highlighted as rich's markdown highlights them (its language
+    from the fence, `theme`), each whole: rich wrapped a long line at the width with a line break
+    and padded it with spaces, so code copied from the terminal came with a newline inside an
+    expression. The view prints them for the terminal to wrap (turn_view.py)."""
+    from rich.syntax import Syntax
+
+    code = visible(str(fence.content).rstrip()).expandtabs(4)
+    lexer = str(fence.info or "").partition(" ")[0] or "text"
+    return list(Syntax(code, lexer, theme=theme).highlight(code + "\n").split("\n"))
 
 
 @functools.cache

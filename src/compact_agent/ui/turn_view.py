@@ -7,8 +7,8 @@ code fence), after a `⏺` marker that sets the assistant's words apart from too
 is up only while nothing else prints, and a blank line separates the answer from the next prompt.
 
 Every block is rendered on its own and the gap between two blocks is drawn here, one blank line
-(none next to a fenced code block: rich pads those with one), so the answer looks the same however
-the stream was cut: in one piece, line by line (a resumed session) or token by token. Rendering
+(none next to a fenced code block, printed between blank lines of its own, its lines whole for the
+terminal to wrap), so the answer looks the same however the stream was cut: in one piece, line by line (a resumed session) or token by token. Rendering
 what had arrived as one piece dropped the gap at every boundary where the stream happened to pause.
 """
 
@@ -104,7 +104,30 @@ class TurnView:
         self.pending = ""
 
     def _print_markdown(self, text: str) -> None:
-        """One block of the answer, after the gap that separates it from the block before."""
+        """One block of the answer, after the gap that separates it from the block before; a fenced
+        code block in it (not in a list or a quote) printed on its own, by `_print_code`."""
+        from .render import fenced_parts
+
+        for part, fence in fenced_parts(text):
+            if fence is None:
+                self._print_text(part)
+            else:
+                self._print_code(fence)
+
+    def _print_code(self, fence: Any) -> None:
+        """A fenced code block, highlighted, three columns in, between blank lines (its gap; the
+        marker on the one above where it begins the answer), each line printed whole for the terminal
+        to wrap: laid out in the answer's column, a long line was broken with a line break and
+        padded with spaces, and copied from the terminal so, the code no longer ran."""
+        from .render import code_lines
+
+        self.console.print(Text("⏺" if not self.marked else "", style="bold"))
+        for line in code_lines(fence, "ansi_dark"):
+            self.console.print(Text("   ").append_text(line) if line.plain else Text(""), soft_wrap=True)
+        self.console.print()
+        self.marked = self.answered = self.ends_in_code = True
+
+    def _print_text(self, text: str) -> None:
         from rich.table import Table
 
         from .render import markdown
