@@ -46,7 +46,7 @@ from typing import Any
 from pydantic_ai.usage import RequestUsage
 
 from ._common import ConversationBuilder, counted
-from ._recorded import usage_from_mapping
+from ._recorded import decoded, usage_from_mapping
 
 BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score", "realtime_item",
                          "inter_agent_communication_metadata"})
@@ -121,7 +121,9 @@ def with_references(records: list[Mapping[str, Any]], source: Path | None,
     out = _expanded(records, source, 0, reach, set() if source is None else {source.resolve()}, own_thread(records))
     if reach.read:
         them = "it" if len(reach.read) == 1 else "them"
-        damaged = f" ({counted(reach.damaged, 'damaged line')} of {them} left out)" if reach.damaged else ""
+        left = [f"{counted(reach.damaged, 'damaged line')} of {them} left out"] if reach.damaged else []
+        left += [f"{counted(reach.invalid_bytes, 'invalid UTF-8 byte')} replaced"] if reach.invalid_bytes else []
+        damaged = f" ({'; '.join(left)})" if left else ""
         builder.warnings.append(
             f"read {', '.join(reach.read[:3])}{' and more' if len(reach.read) > 3 else ''}, which this rollout names "
             f"instead of copying {'its' if len(reach.read) == 1 else 'their'} items (a fork of another thread, or an "
@@ -159,6 +161,7 @@ class Reach:
     read: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     damaged: int = 0
+    invalid_bytes: int = 0  # of the lines read, bytes that are not UTF-8, read as U+FFFD (`decoded`)
     followed: int = 0
     bytes_read: int = 0
     cache: dict[Path, list[Mapping[str, Any]]] = field(default_factory=dict)
@@ -253,7 +256,7 @@ def _read(path: Path, thread: str | None, reach: Reach) -> list[Mapping[str, Any
     except OSError:
         return []
     for raw_line in data.split(b"\n"):  # as a file is read by lines: not at the other breaks str.splitlines takes
-        line = raw_line.decode("utf-8", errors="replace")
+        line, replaced = decoded(raw_line)
         if not line.strip():
             continue
         try:
@@ -266,6 +269,7 @@ def _read(path: Path, thread: str | None, reach: Reach) -> list[Mapping[str, Any
         elif record.get("type") != "session_meta" and not (
                 record.get("type") == "token_usage_record" and _thread_of(record) != thread):
             records.append(record)
+            reach.invalid_bytes += replaced
     return records
 
 

@@ -9,6 +9,7 @@ are not believed either (`set_aside_absurd_usage`).
 
 from __future__ import annotations
 
+import codecs
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,26 @@ MAX_BELIEVED_TOKENS = 10**9
 """More tokens than any provider reports for one request (the largest windows hold a few million).
 A count above it is a damaged or hand-made file: believed, an input of 10**300 tokens priced a request
 at a 60-digit cost that broke the tables, and one of 10**400 stopped the analysis (no float holds it)."""
+
+
+def decoded(data: bytes) -> tuple[str, int]:
+    """``data`` read as UTF-8 text, as ``errors="replace"`` reads it (each invalid sequence one U+FFFD), and
+    how many of its bytes were invalid (a damaged file, or one written partly in another encoding), for
+    the warning that says so (`invalid_bytes_note`): they are counted by decoding again without them, a
+    megabyte at a time, only when the text holds a replacement character."""
+    text = data.decode("utf-8", errors="replace")
+    if "\ufffd" not in text:
+        return text, 0
+    decoder, view, step, kept = codecs.getincrementaldecoder("utf-8")("ignore"), memoryview(data), 1 << 20, 0
+    for at in range(0, len(data), step):
+        kept += len(decoder.decode(view[at:at + step], final=at + step >= len(data)).encode())
+    return text, len(data) - kept
+
+
+def invalid_bytes_note(n: int) -> str:
+    """The warning on the invalid UTF-8 bytes `decoded` replaced in a file."""
+    return (f"{n:,} invalid UTF-8 {'byte' if n == 1 else 'bytes'} replaced by the replacement character (U+FFFD): the "
+            "file is not all UTF-8 text (damaged, or written partly in another encoding)")
 
 
 def parse_time(value: Any) -> datetime | None:

@@ -47,7 +47,7 @@ from pydantic_ai.messages import ModelMessage
 from . import _claude_code, _cline, _cline_sdk, _codex, _codex_early, _compact_agent, _gemini_cli
 from ._common import BadField, ConversationBuilder, counted, wrong_kind
 from ._openai_chat import import_chat, import_mini_swe_agent
-from ._recorded import set_aside_absurd_usage
+from ._recorded import decoded, invalid_bytes_note, set_aside_absurd_usage
 from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
@@ -119,6 +119,7 @@ class _Sniffed:
     cut_short: bool = False  # the last line is one of the bad ones: the file ends in the middle of it
     misshapen: int = 0  # JSON lines left out for a `type` that is no text (`_typed`), and why the first was
     misshapen_why: BadField | None = None
+    invalid_bytes: int = 0  # bytes that are not UTF-8, read as U+FFFD (`decoded`)
 
     def line_warnings(self) -> list[str]:
         """What the lines that are not JSON cost the replay (they are counted in `skipped` too)."""
@@ -126,7 +127,7 @@ class _Sniffed:
                  "copy): replayed without it"] if self.cut_short else []
         if others := self.bad_lines - self.cut_short:
             notes.append(f"skipped {counted(others, 'line')} that {'is' if others == 1 else 'are'} not a JSON object")
-        return notes
+        return notes + ([invalid_bytes_note(self.invalid_bytes)] if self.invalid_bytes else [])
 
 
 def detect_format(path: Path) -> str:
@@ -270,21 +271,21 @@ def _sniff(path: Path) -> _Sniffed:
         size = path.stat().st_size
         unclosed = False  # a JSON document that ends before it is closed: cut short
         if first in (b"{", b"[") and size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
-            text = path.read_bytes().removeprefix(BOM).decode("utf-8", errors="replace")
+            text, invalid = decoded(path.read_bytes().removeprefix(BOM))
             try:
                 document = json.loads(text)
             except (json.JSONDecodeError, RecursionError):
                 document, unclosed = None, text.rstrip()[-1:] not in ("}", "]")
             del text
             if (kind := _document_format(document)) is not None:
-                return _Sniffed(kind, document=document)
+                return _Sniffed(kind, document=document, invalid_bytes=invalid)
             del document
-        records, bad, cut_short = _parse_lines(_lines(path))
+        records, bad, cut_short, invalid = _parse_lines(_lines(path))
     except OSError as exc:
         raise _cannot_read(path, exc) from None
     records, misshapen, why = _typed(records)
     lines: dict[str, Any] = {"records": records, "bad_lines": bad, "cut_short": cut_short, "misshapen": misshapen,
-                             "misshapen_why": why}
+                             "misshapen_why": why, "invalid_bytes": invalid}
     for record in records[:_SNIFF_RECORDS]:
         if _gemini_cli.looks_like_record(record):
             return _Sniffed("gemini-cli", **lines)
@@ -340,18 +341,19 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int, bool]:
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]], int, bool, int]:
     """Parse JSONL, counting (not raising on) lines that are not JSON objects: truncation, garbage,
-    and lines too long to read (None); and whether the last line is such a line without its newline,
-    cut short (`head -c`, a copy of a session still being written)."""
+    and lines too long to read (None); whether the last line is such a line without its newline,
+    cut short (`head -c`, a copy of a session still being written); and the invalid UTF-8 bytes
+    replaced in the lines read (`decoded`)."""
     records: list[Mapping[str, Any]] = []
-    bad = 0
+    bad = invalid = 0
     cut_short = False
     for raw in lines:
         if raw is None:
             bad += 1
             continue
-        line = raw.decode("utf-8", errors="replace")
+        line, replaced = decoded(raw)
         if not line.strip():
             continue
         try:
@@ -362,9 +364,10 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]]
             continue
         if isinstance(record, Mapping):
             records.append(record)
+            invalid += replaced
         else:
             bad += 1
-    return records, bad, cut_short
+    return records, bad, cut_short, invalid
 
 
 def _typed(records: list[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int, BadField | None]:
