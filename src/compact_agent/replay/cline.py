@@ -26,36 +26,41 @@ What is kept (basic-compaction.ts `runBasicCompaction`):
    span (compaction-shared.ts `summarizeToolActivity`, commands cut to COMMAND_SUMMARY_CHAR_LIMIT =
    100 characters), plus any of the conversation's PRESERVED_ASSISTANT_TEXT_COUNT = 3 newest answers
    that fell in it. Typed messages left adjacent are merged into one user message.
-After the selection the projection drops thinking from what is kept (budget-projection/project.ts,
-policy `basic_compaction_projection`).
+The projection then (budget-projection/project.ts, policy `basic_compaction_projection`) drops
+thinking and, if what is kept still passes the larger of the target and the selection's size, capped
+at the messages' trigger (the request trigger less the overhead), cuts texts newest first (never the
+latest typed message's) to target x chars per token / messages kept characters each, then drops
+messages oldest first with their tool pairs (never the first or latest typed message).
 
-Two consequences of the source that show in the figures. Frozen survivors count against the target,
+Three consequences of the source that show in the figures. Frozen survivors count against the target,
 so once a compaction's kept tail fills it, a later compaction in the same turn keeps none of the newer
-messages, and they are described only when a typed message precedes them directly. And the target is
-the request's, so the system prompt and tools come off it: where they take most of a small window
-(Claude Code's ~26K at a 32K window) nothing but the typed messages fits, the notices on them grow with
-each compaction, and requests pass the window (counted as over, as Cline's would be refused).
+messages, and they are described only when a typed message precedes them directly. The latest typed
+message is never cut: on a long turn each compaction adds its notice to it, every request compacts,
+and it is cut only once a newer typed message arrives (so a request can pass the window, counted as
+over, as Cline's would be refused). And the target is the request's: where the system prompt and
+tools take most of a small window (Claude Code's ~26K at a 32K window) the messages' trigger is 1
+token, so all but the first and latest typed messages go and older texts keep 16 characters.
 
-How this differs from a "newest 20K tokens + typed messages + files section" description: the 20K tail
-(DEFAULT_PRESERVE_RECENT_TOKENS) and the `## Files` (Read / Modified) section belong to Cline's
-default *agentic* strategy, which asks the model for a summary; the deterministic strategy keeps as
-much of the latest turn as the target allows (~0.45 of the window) and describes dropped work per gap
-(files read, files edited, commands run) instead of one files section. We replay the deterministic one.
+Not the "newest 20K tokens + typed messages + files section" of Cline's default *agentic* strategy
+(DEFAULT_PRESERVE_RECENT_TOKENS, a `## Files` section), which asks a model for a summary: the
+deterministic one keeps as much of the latest turn as the target allows (~0.45 of the window) and
+describes dropped work per gap. We replay the deterministic one.
 
 Adaptations: Cline recognises its own tools (`read_files`, `editor`, `apply_patch`, `run_commands`);
 the transcripts hold Claude Code's, Codex's and SWE-agent's, so reads, edits and commands are
 recognised by those names too (`READ_TOOLS`, `retention.EDIT_TOOLS`, `COMMAND_TOOLS`), and edited
-line ranges (read from Cline's own diff format) are not given. The projection's last-resort text
-truncation (only when typed messages alone exceed the target) is not replayed; such a request counts
-as over the window. Cline's per-message estimate is its own chars/4; sizes here are the replay's
-fitted ones, as for every rival. The notice's wording is ours.
+line ranges (read from Cline's own diff format) are not given. The projection's dropping of images
+outside the latest typed message is not replayed, nor its protected tail (a call still unanswered,
+never there at a request point); its typed messages are ours (`is_typed`). Cline's per-message
+estimate is its own chars/4; sizes here are the replay's fitted ones, as for every rival. The
+notice's wording is ours.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -70,7 +75,7 @@ from pydantic_ai.messages import (
 
 from ..context.compaction.cuts import join
 from ..context.compaction.ledger import call_args
-from ..context.plumbing import rounds
+from ..context.plumbing import rounds, tokens
 from .retention import _PATCH_FILE, EDIT_TOOLS, is_typed
 from .rival import Base
 from .simulate import Sim, Step
@@ -174,6 +179,53 @@ def _without_thinking(m: ModelMessage) -> ModelMessage | None:
     return dataclasses.replace(m, parts=parts) if parts else None
 
 
+def _has_text(m: ModelMessage) -> bool:
+    """project.ts `hasTruncatableText`: text, file or tool-result content (a call's arguments are not)."""
+    return any(isinstance(p, (TextPart, UserPromptPart, ToolReturnPart)) for p in m.parts)
+
+
+def _cut(text: str, limit: int) -> str:
+    """project.ts `truncateText`: the head of `text` within `limit` characters, marked."""
+    if len(text) <= limit or limit <= 16:
+        return text[:max(0, limit)]
+    keep = max(1, limit - len(f"\n...[truncated {len(text) - limit} chars]"))
+    return f"{text[:keep]}\n...[truncated {len(text) - keep} chars]"
+
+
+def _cut_text(m: ModelMessage, limit: int) -> ModelMessage:
+    """project.ts `truncateMessageText`: the message's texts in order share `limit` characters; the
+    first keep their head, those past the budget are emptied (left in place, as Cline leaves them)."""
+    left, parts = limit, list[Any](m.parts)
+    for k, p in enumerate(parts):
+        if isinstance(p, (TextPart, UserPromptPart)) and isinstance(p.content, str):
+            parts[k] = dataclasses.replace(p, content=(text := _cut(p.content, left)))
+        elif isinstance(p, ToolReturnPart) and isinstance(p.content, list):  # its texts; media left as they are
+            texts: list[object] = []
+            for c in p.content:
+                texts.append(c if not isinstance(c, str) else (c := _cut(c, left)))
+                left -= len(c) if isinstance(c, str) else 0
+            parts[k], text = dataclasses.replace(parts[k], content=texts), ""
+        elif isinstance(p, ToolReturnPart):
+            raw = p.content if isinstance(p.content, str) else p.model_response_str()
+            parts[k] = dataclasses.replace(parts[k], content=(text := _cut(raw, left)))
+        else:
+            continue
+        left -= len(text)
+    return dataclasses.replace(m, parts=parts)  # type: ignore[arg-type]
+
+
+def _tool_pair(kept: dict[int, ModelMessage], start: int) -> set[int]:
+    """project.ts `collectMessageClosure`: the message and those sharing a tool call id with it, transitively."""
+    ids_of = {i: {p.tool_call_id for p in m.parts if isinstance(p, (ToolCallPart, ToolReturnPart))}
+              for i, m in kept.items()}
+    found, queue = {start}, [start]
+    while queue:
+        ids = ids_of[queue.pop()]
+        queue += [j for j, other in ids_of.items() if j not in found and ids & other]
+        found.update(queue)
+    return found
+
+
 class Cline(Base):
     """Cline's basic compaction: typed messages, frozen survivors, the latest turn's tail (module docstring)."""
 
@@ -247,7 +299,37 @@ class Cline(Base):
                 break
         for i in frozen:
             kept[i] = history[i]
-        return self.merge(history, kept)
+        # the projection's target: what was kept, at least the target, at most the messages' trigger
+        # (basic-compaction.ts projectionTargetTokens; compaction.ts translateRequestBudgetToMessages)
+        ceiling = max(1, int(self.trigger - self.sim.tm.overhead))
+        return self.merge(history, self.projected(kept, min(max(target, total), ceiling)))
+
+    def projected(self, kept: dict[int, ModelMessage], target: int) -> dict[int, ModelMessage]:
+        """budget-projection/project.ts `buildBudgetProjection`: thinking dropped; while over `target`, texts
+        cut newest first (not the latest typed), then messages dropped oldest first (module docstring)."""
+        size = self.sim.tm.of
+        out = {i: lean for i, m in sorted(kept.items()) if (lean := _without_thinking(m)) is not None}
+        total = sum(size([m]) for m in out.values())
+        typed = [i for i, m in out.items() if self.is_typed_message(m)]
+        pinned = {typed[0], typed[-1]} if typed else set()
+        for i in sorted(out, reverse=True):
+            m = out[i]
+            if total <= target:
+                break
+            if typed and i == typed[-1] or not _has_text(m):
+                continue
+            per_token = max(1.0, tokens.CHARS_PER_TOKEN * tokens.estimate([m]) / max(1, size([m])))
+            cut = _cut_text(m, max(16, int(target * per_token / len(out))))
+            total += size([cut]) - size([m])
+            out[i] = cut
+        for i in list(out):
+            if total <= target:
+                break
+            pair = _tool_pair(out, i)
+            if pair & pinned:
+                continue
+            total -= sum(size([out.pop(j)]) for j in pair)
+        return out
 
     def merge(self, history: list[ModelMessage], kept: dict[int, ModelMessage]) -> list[ModelMessage]:
         """Survivors in order; each dropped span described on the typed message before it (merged runs)."""
