@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from .. import secrets
@@ -309,14 +309,48 @@ def code_lines(fence: Any, theme: str) -> list[Text]:
 @functools.cache
 def _answer_markdown() -> Any:
     """rich's `Markdown` with every heading at the left: rich centres a `# Title`, which then stood
-    far right of the answer's `⏺`, apart from the words under it."""
-    from rich.markdown import Heading
+    far right of the answer's `⏺`, apart from the words under it. A table too wide for its values
+    to stay whole is shown as records (`_records_table`)."""
+    from rich.markdown import Heading, TableElement
     from rich.markdown import Markdown as RichMarkdown
 
     class LeftHeading(Heading):
         LEVEL_ALIGN = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
+    class RecordsTable(TableElement):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            yield from _records_table(self, console, options, super().__rich_console__(console, options))
+
     class Answer(RichMarkdown):
-        elements = {**RichMarkdown.elements, "heading_open": LeftHeading}
+        elements = {**RichMarkdown.elements, "heading_open": LeftHeading, "table_open": RecordsTable}
 
     return Answer
+
+
+def _records_table(element: Any, console: Console, options: ConsoleOptions, drawn: RenderResult) -> RenderResult:
+    """A markdown table as rich draws it where its columns fit with every value's longest word whole;
+    where they do not (8 columns in 40), rich cut each cell to `1…`, so each row is shown as a record
+    instead, a `heading: value` line for each cell, a blank line between rows."""
+    from rich.console import Group
+    from rich.text import Text
+
+    table = [*drawn]  # rich's Table, whose measure's minimum is its columns' longest words (and rules)
+    if element.body is None or all(not isinstance(t, Table) or t.__rich_measure__(console, options).minimum
+                                   <= options.max_width for t in table):
+        yield from table
+        return
+    headings = [cell.content for cell in element.header.row.cells] if element.header and element.header.row else []
+    records: list[Text] = []
+    for row in element.body.rows:
+        if records:
+            records.append(Text(""))
+        for i, cell in enumerate(row.cells):
+            line = Text("")
+            if i < len(headings) and headings[i].plain.strip():
+                line.append_text(headings[i].copy())
+                line.stylize("markdown.table.header")
+                line.append(": ")
+            line.append_text(cell.content.copy())
+            line.justify = "left"
+            records.append(line)
+    yield Group(*records)
