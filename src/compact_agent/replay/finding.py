@@ -5,12 +5,14 @@ READMEs, `.git`, broken links, pipes, and our own sessions' archives and side fi
 here is only listed (the workers read each file, batch.py); what is passed over gets one note,
 and the notes of files that are plainly no transcript are summed in one line (`skip_lines`). Apart
 from batch.py, which replays what is found: which files are read is a question of its own, with
-its own odd cases (a file reached twice, a folder that cannot be listed).
+its own odd cases (a file reached twice, a folder that cannot be listed, files whose bytes are the
+same: each replayed, and named in a note, `copies_lines`).
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -235,3 +237,40 @@ def _our_session(session: Path) -> bool:
     except OSError:  # missing, unreadable, or a pipe or a device (NotRegular)
         return False
     return b'"kind"' in head and b'"v"' in head
+
+
+def copies_lines(files: Sequence[Path]) -> list[str]:
+    """A note for each set of `files` whose bytes are identical (a transcript copied beside itself,
+    `a.jsonl` and `b.jsonl`): each is replayed and counted, as any file named is, and the totals would
+    count one session twice without a word. Only files of the same size are read, to their content's
+    hash; the first MANY_SAID sets are named, the rest counted."""
+    by_size: dict[int, list[Path]] = {}
+    for f in files:
+        try:
+            by_size.setdefault(f.stat().st_size, []).append(f)
+        except OSError:  # gone or unreadable since its replay: nothing to compare
+            continue
+    sets: dict[tuple[int, str], list[Path]] = {}
+    for size, same in by_size.items():
+        for f in same if len(same) > 1 else ():
+            if (digest := _digest(f)) is not None:
+                sets.setdefault((size, digest), []).append(f)
+    found = [paths for paths in sets.values() if len(paths) > 1]
+    lines = [f"note: {paths[0]} and {plural(len(paths) - 1, 'other file')} hold the same bytes "
+             f"({', '.join(str(p) for p in paths[1:NAMES_SHOWN + 1])}{', …' if len(paths) > NAMES_SHOWN + 1 else ''}): "
+             "each copy is replayed and counted in the totals" for paths in found[:MANY_SAID]]
+    if len(found) > MANY_SAID:
+        lines.append(f"note: {len(found) - MANY_SAID:,} more sets of files hold the same bytes, each copy counted")
+    return lines
+
+
+def _digest(path: Path) -> str | None:
+    """The hash of the file's content, or None when it cannot be read now."""
+    h = hashlib.blake2b(digest_size=20)
+    try:
+        with path.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()

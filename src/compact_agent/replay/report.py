@@ -27,7 +27,7 @@ from ._words import plural
 from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
 from .baselines import STRATEGIES, factories
 from .batch import Skipped, Summaries, replay_files
-from .finding import find_files, plainly_not, skip_lines
+from .finding import copies_lines, find_files, plainly_not, skip_lines
 from .given_prices import parse_given, price_list
 from .given_settings import describe
 from .metrics import Metrics
@@ -326,8 +326,8 @@ def _run_cli(paths: Sequence[Path], *, window: int, strategies: Sequence[str] | 
                          f"{' and --set' if settings else ''}; {', '.join(ignored)} "
                          f"(set here) {'is' if len(ignored) == 1 else 'are'} not read (--set NAME=VALUE sets "
                          "one for the replay)\n")
-    for note in skip_lines(analysis.skipped, analysis.plain):  # a folder's READMEs and CSVs in one line
-        sys.stderr.write(f"compact-agent: {printable(note)}\n")
+    for note in [*skip_lines(analysis.skipped, analysis.plain), *copies_lines([r.transcript.source for r in analysis.runs])]:
+        sys.stderr.write(f"compact-agent: {printable(note)}\n")  # a folder's READMEs and CSVs in one line
     if summarize is not None and (said := summarize.note()) is not None:
         sys.stderr.write(secrets.redact(f"compact-agent: {said}") + "\n")
     code = 1 if analysis.failed_ours else 0  # a bug of ours: the others' figures, then 1
