@@ -1,7 +1,8 @@
 """`/config` and `compact-agent config` in a narrow terminal: at 40 columns each row was 58 wide
 (the name column 30, then the narrowest value and source columns) and the terminal wrapped it
 again, the next row's name under the last one's source. Where the name and those columns do not
-fit beside each other, the name has a line of its own and its value and source go under it."""
+fit beside each other, the name has a line of its own and its value and source go under it, on
+one line where they fit, else side by side, each wrapped in its part of the line."""
 
 from __future__ import annotations
 
@@ -19,22 +20,20 @@ def test_at_40_columns_each_name_has_a_line_and_its_value_and_source_go_under_it
     lines = table(ROWS, 40)
     assert lines == [
         "model",
-        "  deepseek-chat       flag",
+        "  deepseek-chat  flag",
         "prices",
         "  $0.28 input,        the model's own",
         "  $0.028 cached,      (deepseek-chat)",
         "  $0.42 output per M",
         "  tokens",
-        "autocompact_buffer",
-        "  13000               default → 12,800",
-        "                      in the",
-        "                      128,000-token",
-        "                      window",
+        "autocompact_buffer",  # a short value beside a long source leaves it the rest of the line
+        "  13000  default → 12,800 in the",
+        "         128,000-token window",
         "tool_results_per_message_chars",
-        "  200000              default",
+        "  200000  default",
         "base_url",
-        "  not set (the        default",
-        "  model's provider)",
+        "  not set (the model's           default",
+        "  provider)",
     ], lines
     assert all(len(line) <= 32 for line in table(ROWS, 32)), table(ROWS, 32)
 

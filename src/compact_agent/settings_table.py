@@ -44,32 +44,40 @@ def table(rows: Sequence[tuple[str, str, str]], width: int | None = None) -> lis
     name_w = max(len(name) for name, _, _ in rows)
     value_w = max(len(value) for _, value, _ in rows)
     src_w = max(len(src) for _, _, src in rows)
-    # Too narrow for the name beside the narrowest value and source columns (at 40 columns a row of
-    # `/config` was 58 wide, wrapped again by the terminal): each name on a line of its own, its value
-    # and source in columns under it, two spaces in.
-    stacked = width is not None and name_w + 2 + MIN_VALUE_WIDTH + 2 + MIN_SOURCE_WIDTH > width
-    if stacked:
-        name_w = 0
+    if width is not None and name_w + 2 + MIN_VALUE_WIDTH + 2 + MIN_SOURCE_WIDTH > width:
+        # Too narrow for the name beside the narrowest value and source columns (at 40 columns a
+        # row of `/config` was 58 wide, wrapped again by the terminal): each name on a line of its
+        # own, its value and source under it, two spaces in.
+        return [line.rstrip() for name, value, src in rows for line in (name, *_under(value, src, width))]
     if width is not None and name_w + 2 + value_w + 2 + src_w > width:
         room = width - name_w - 4
         # A value's longest word (an address, a path) is kept whole where the source column can
         # give way: split, `http://127.0.0.1:8000/v` on one line and `1` on the next reads as two.
         word = max(len(w) for _, value, _ in rows for w in value.split() or [""])
-        if stacked:  # the columns share what there is, the value's longest word whole where it can be
-            value_w = min(value_w, max(room - src_w, min(word, room - 10), room // 2))
-            src_w = min(src_w, max(room - value_w, 1))
-        else:
-            value_w = min(value_w, max(MIN_VALUE_WIDTH, min(word, room - MIN_SOURCE_WIDTH), room - src_w))
-            src_w = min(src_w, max(MIN_SOURCE_WIDTH, room - value_w))
+        value_w = min(value_w, max(MIN_VALUE_WIDTH, min(word, room - MIN_SOURCE_WIDTH), room - src_w))
+        src_w = min(src_w, max(MIN_SOURCE_WIDTH, room - value_w))
     lines: list[str] = []
     for name, value, src in rows:
-        if stacked:
-            lines.append(name)
         values, sources = _wrap(value, value_w), _wrap(src, src_w)
         for i in range(max(len(values), len(sources))):
             shown, whence = values[i] if i < len(values) else "", sources[i] if i < len(sources) else ""
-            lines.append(f"{name if i == 0 and not stacked else '':<{name_w}}  {shown:<{value_w}}  {whence}")
+            lines.append(f"{name if i == 0 else '':<{name_w}}  {shown:<{value_w}}  {whence}")
     return [line.rstrip() for line in lines]
+
+
+def _under(value: str, src: str, width: int) -> list[str]:
+    """A row's value and source under its name in `width` columns, two spaces in: on one line where
+    they fit, else side by side, each wrapped in its part of the line: the value as wide as it is
+    where it is short (a number beside a long source), else at least half, its longest word whole
+    where it leaves the source ten columns."""
+    room = max(2, width - 4)
+    if len(value) + len(src) <= room:
+        return [f"  {value}  {src}"]
+    word = max((len(w) for w in value.split()), default=1)
+    value_w = max(1, min(len(value), room - 1, max(room - len(src), room // 2, min(word, room - 10))))
+    values, sources = _wrap(value, value_w), _wrap(src, room - value_w)
+    return [f"  {values[i] if i < len(values) else '':<{value_w}}  {sources[i] if i < len(sources) else ''}"
+            for i in range(max(len(values), len(sources)))]
 
 
 def _wrap(text: str, width: int) -> list[str]:
