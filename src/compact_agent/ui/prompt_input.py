@@ -10,7 +10,8 @@
   path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
   (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
-  command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it. An API
+  command typed yesterday is one key away after `--continue` or `/clear`; Ctrl-R searches it (Enter or
+  Esc takes the line found into the input, to edit or send with Enter; Ctrl-G gives up). An API
   key typed or pasted into a line is kept there as `[REDACTED]`, as in the session file. Each entry
   names the session it was typed in: removing that session takes it out (session/prompt_history.py).
 - Ctrl-O shows the last turn's tool output in full above the prompt (what is typed stays), the key
@@ -33,6 +34,7 @@ from typing import Any
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -151,7 +153,9 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
         async def _expand(event: KeyPressEvent) -> None:
             await on_expand()
 
-    @kb.add("escape", "enter")
+    # Not while Ctrl-R searches: prompt_toolkit's Enter (and Esc) there take the line found into the
+    # input; the REPL's own Enter, which sends, threw the match away and left the search open.
+    @kb.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
@@ -161,7 +165,7 @@ def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes:
         # binding Esc-/ (complete) swallowed the next "/", and "/cost" went to the model as "cost".
         event.current_buffer.insert_text("/")
 
-    @kb.add("enter")
+    @kb.add("enter", filter=~is_searching)
     def _submit(event: KeyPressEvent) -> None:
         buf = event.current_buffer
         if paste_keys is not None and paste_keys.line_break(event):
