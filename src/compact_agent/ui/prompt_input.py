@@ -6,7 +6,9 @@
   pasted, as one message (paste_keys.py).
 - Tab completes slash commands, the session id of `/resume ID` (other sessions of the project,
   newest first, each with its first prompt) and the model name of `/model NAME` (the known models),
-  and `@path` mentions (paths relative to the working directory); a
+  and `@path` mentions (paths relative to the working directory; a name typed without its folder,
+  `@file_12`, that no path begins with offers the files anywhere below whose name starts with it,
+  then those whose name holds it); a
   path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
   (`@"odd dir/`, open for a folder), and Tab completes on inside it (agent/run/mention_syntax.py).
 - Up-arrow history is shared by every session of the project (`prompt_history` beside them), so a
@@ -53,6 +55,7 @@ Arguments = Callable[[str, str], Iterable[tuple[str, str]]]
 MAX_ARGUMENT_COMPLETIONS = 20
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
+MAX_WALKED = 50_000  # entries looked at for a name typed without its folder (named_anywhere)
 
 
 class ReplCompleter(Completer):
@@ -108,6 +111,44 @@ class ReplCompleter(Completer):
             shown += 1
             if shown >= MAX_PATH_COMPLETIONS:
                 return
+        if shown or folder or not stem:
+            return  # no path begins with it: a file's name, anywhere below
+        for rel in named_anywhere(self.cwd, stem, MAX_PATH_COMPLETIONS - shown):
+            yield Completion(written(rel, folder=False, quote=quote, escaped=escaped), start_position=-length,
+                             display=rel)
+
+
+def named_anywhere(root: Path, typed: str, limit: int) -> list[str]:
+    """The files anywhere under `root` whose name starts with `typed`, then those whose name holds
+    it (either case), nearest first, at most `limit`: `@file_12` + Tab offers `flat/file_1234.py`.
+    The same folders are left out as in a listing (SKIP, hidden ones unless `typed` is), and at most
+    MAX_WALKED entries are looked at, so that Tab stays quick in a big tree."""
+    want = typed.lower()
+    hidden = typed.startswith(".")
+    starts: list[str] = []
+    holds: list[str] = []
+    folders = [""]
+    walked = 0
+    while folders and walked < MAX_WALKED and len(starts) < limit:
+        folder = folders.pop(0)  # breadth first: the nearest files first
+        try:
+            entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries[: MAX_WALKED - walked]:
+            walked += 1
+            if e.name in SKIP or (e.name.startswith(".") and not hidden):
+                continue
+            rel = f"{folder}/{e.name}" if folder else e.name
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                folders.append(rel)
+            elif want in (name := e.name.lower()):
+                (starts if name.startswith(want) else holds).append(rel)
+    return (starts + holds)[:max(0, limit)]
 
 
 def command_arguments(root: Path, session_id: Callable[[], str | None] = lambda: None) -> Arguments:
