@@ -35,7 +35,7 @@ async def test_the_toolbar_before_the_first_turn_counts_the_servers_tools(tmp_pa
     monkeypatch.setattr(McpServers, "_start", start)
     shown: list[str] = []
 
-    def recorded(s: Any, width: int) -> str:
+    def recorded(s: Any, width: int | None = None) -> str:
         shown.append(line := status_line(s, width))
         return line
 

@@ -38,7 +38,7 @@ from .rewound_prompt import SentPrompts, pastes_expanded
 from .session_feed import SessionFeed
 from .session_picker import pick
 from .shell_escape import shell_output, show_shell_output
-from .toolbar import starting_line, status_line
+from .toolbar import drawn, starting_line, status_line
 from .turn_view import TurnView, kept_finished
 from .typeahead import echo_back
 from .work_keys import WorkKeys
@@ -77,7 +77,7 @@ class Repl:
         self.pastes = Pastes()  # large pastes of the input being edited, behind their placeholders
         self.sent = SentPrompts()  # each prompt sent, as shown: what /rewind gives back
         self.feed = SessionFeed(console, lambda: self.work.view, self.window, lambda: self.session)  # what it reports
-        self.status_text = ""  # the toolbar under the prompt, computed once per prompt
+        self.status_text = ""  # the toolbar under the prompt, computed once per prompt, fitted when drawn
         self.session: AgentSession | None = None  # None until built (the prompt is up before: repl_start.py)
         self.starting: asyncio.Future[None] | None = None
         self.prompt: PromptSession[str] | None = None
@@ -112,7 +112,7 @@ class Repl:
         cwd = self.opts.cwd.resolve()
         self.sent.root = session_root(cwd, self.opts.home)  # noted there for a later run too (sent_record.py)
         self.prompt = make_prompt(self.sent.root, lambda: self.command_names(cwd), cwd,
-                                  toolbar=lambda: self.status_text, on_expand=self.expand_above, pastes=self.pastes,
+                                  toolbar=drawn(lambda: self.status_text), on_expand=self.expand_above, pastes=self.pastes,
                                   clock=self.clock, session_id=self.session_id, **self.prompt_io)
         # Before the keys follow the prompt: a read of what was typed at start-up turns no bracketed
         # paste on (it came before any could), which says a prompt waits where none does yet.
@@ -148,7 +148,7 @@ class Repl:
                 line = self.pastes.take(line)
             else:
                 if self.session is not None:
-                    self.status_text = status_line(self.session, self.console.width)
+                    self.status_text = status_line(self.session)
                 if self.before_prompt is not None:
                     self.before_prompt()
                 typed = self.keys.take_typed() if self.keys else ""

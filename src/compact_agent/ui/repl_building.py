@@ -177,7 +177,7 @@ async def build(r: Building, start: Start) -> None:
 
         r.shown_under_line = not (r.prompt is not None and r.prompt.app.is_running)
         await r.above_prompt(show)
-    r.status_text = status_line(s, r.console.width)
+    r.status_text = status_line(s)
     if r.prompt is not None and r.prompt.app.is_running:
         r.prompt.app.invalidate()
     if s.ext.mcp is not None:
@@ -232,7 +232,7 @@ async def _counted(r: Building, s: AgentSession, connecting: asyncio.Future[None
     finally:
         r.feed.aside = None
     if r.session is s and r.prompt is not None and r.prompt.app.is_running:  # else the next prompt measures
-        r.status_text = status_line(s, r.console.width)
+        r.status_text = status_line(s)
         r.prompt.app.invalidate()
 
 
