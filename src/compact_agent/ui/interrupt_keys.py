@@ -26,6 +26,7 @@ from prompt_toolkit.input.typeahead import store_typeahead
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
+from prompt_toolkit.utils import is_dumb_terminal
 
 from .pastes import Pastes
 from .typed_ahead import BURST_GAP, TypedAhead
@@ -132,8 +133,12 @@ class InterruptKeys:
             self._beat = None
 
     def _bracketed_paste(self, on: bool) -> None:
-        """Without it, a terminal sends a paste as keys, and each of its line breaks as Enter."""
+        """Without it, a terminal sends a paste as keys, and each of its line breaks as Enter. A dumb
+        terminal (TERM=dumb) is told nothing: it prints what it does not know, as prompt_toolkit's own
+        prompt for one sends no sequence either."""
         assert self.output is not None
+        if is_dumb_terminal(getattr(self.output, "term", None) or "xterm"):
+            return
         with contextlib.suppress(Exception):  # a terminal gone: nothing to tell
             if on:
                 self.output.enable_bracketed_paste()

@@ -34,12 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.utils import is_dumb_terminal
 
 from .. import secrets
 from ..agent.run.mention_syntax import partial, written
@@ -292,6 +295,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         print(f"compact-agent: no prompt history this session: {describe_error(e)}", file=sys.stderr)
         history = None
     paste_keys = PasteKeys(clock)
+    quiet_cursor(io.get("output"))
     session: PromptSession[str] = PromptSession(
         history=RedactedHistory(str(history), pastes, session_id) if history is not None else InMemoryHistory(),
         completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
@@ -303,6 +307,15 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         pastes.elsewhere = history_lines(history) if history is not None else list  # a line brought back is none of its placeholders
         guard_placeholders(session, pastes)
     return session
+
+
+def quiet_cursor(output: Any) -> None:
+    """In a dumb terminal (TERM=dumb) prompt_toolkit prompts with plain text, but the prompt it sets
+    up first told the terminal to show the cursor (`\\x1b[?12l\\x1b[?25h`), printed there before the
+    first prompt: the output is taken to show it already, so nothing is sent."""
+    out = output if output is not None else get_app_session().output
+    if isinstance(out, Vt100_Output) and is_dumb_terminal(out.term or ""):
+        out._cursor_visible = True  # noqa: SLF001 - what show_cursor checks before it writes
 
 
 def paste_binding(kb: KeyBindings, pastes: Pastes) -> None:
