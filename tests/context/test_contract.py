@@ -343,7 +343,8 @@ async def test_a_token_counter_is_asked_about_each_message_once() -> None:
 
 # -- 9. the public constructor is the public options ------------------------------------------------------
 PUBLIC_OPTIONS = ["window", "max_output", "settings", "summary_model", "token_counter", "store", "compactable_tools",
-                  "event_handler", "notes_in_background", "max_conversations", "prices", "before_compact"]
+                  "event_handler", "notes_in_background", "max_conversations", "prices", "before_compact",
+                  "summary_wording"]
 
 
 def test_the_constructor_takes_only_the_public_options_each_documented() -> None:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
         SummaryNotSent,
     )
     from .compaction.summarizer import SharedPrefixSummarizer
+    from .compaction.summary_prompt import SummaryWording
     from .contract import HistoryNotLoaded, HistoryNotSaved
     from .decisions.economics import CompactionPlan, Prices
     from .layers.order import default_layers
@@ -99,6 +100,7 @@ __all__ = [
     "Summarize",
     "SummarizerFactory",
     "SummaryNotSent",
+    "SummaryWording",
     "TokenCounter",
     "WindowTooSmallError",
     "default_layers",
@@ -143,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "Summarize": ".compaction.result",
     "SummarizerFactory": ".pipeline",
     "SummaryNotSent": ".compaction.result",
+    "SummaryWording": ".compaction.summary_prompt",
     "TokenCounter": ".pipeline",
     "WindowTooSmallError": ".pipeline",
     "default_layers": ".layers.order",

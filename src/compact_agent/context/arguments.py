@@ -16,6 +16,7 @@ from pydantic_ai.models import Model, parse_model_id
 from pydantic_ai.providers import infer_provider_class
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from .compaction.summary_prompt import SummaryWording
 from .decisions.economics import Prices
 from .plumbing import tokens
 from .plumbing.settings import OPTIONAL_FIELDS, kind, said, said_with_type
@@ -244,6 +245,16 @@ def check_tool_names(name: str, value: object) -> None:
         if not isinstance(tool, str):
             raise TypeError(f"{name} must be a list of tool names, but item {i + 1} is {kind(tool)}, "
                             "not a name")
+
+
+def check_wording(wording: object, wired: bool) -> None:
+    """`summary_wording`: a `SummaryWording` or None, for the compactor the manager makes (`wired`: a
+    compactor given through the wiring seam, whose own wording it would not reach)."""
+    if wording is not None and not isinstance(wording, SummaryWording):
+        raise TypeError(f"summary_wording must be a SummaryWording (from compact_agent.context), not {said(wording)}")
+    if wording is not None and wired:
+        raise ValueError("summary_wording is for the compactor the manager makes; a compactor wired in takes its "
+                         "own (Compactor(wording=...))")
 
 
 def check_history(messages: object, where: str) -> None:

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai.models import Model, infer_model
 
+from .arguments import check_wording
 from .compaction import in_run
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
+from .compaction.summary_prompt import NEUTRAL, SummaryWording
 from .layers.order import default_layers
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
@@ -66,6 +68,8 @@ class _Unbuilt(Protocol):
     @property
     def max_output(self) -> int: ...
     @property
+    def summary_wording(self) -> SummaryWording | None: ...
+    @property
     def settings(self) -> Settings: ...
     @property
     def compactable_tools(self) -> Sequence[str] | None: ...
@@ -97,7 +101,9 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
         cm.layers = list(default_layers(cm.settings, side, compactable=cm.compactable_tools))
     cm._own_memory = internals.memory is None and cm.settings.memory_enabled
     cm.memory = SessionMemory(None, cm.settings, clock=cm.clock) if cm._own_memory else internals.memory
-    cm.compactor = internals.compactor or Compactor(cm.limits, file_tools=own_file_tools(cm.settings))
+    check_wording(cm.summary_wording, wired=internals.compactor is not None)
+    cm.compactor = internals.compactor or Compactor(cm.limits, file_tools=own_file_tools(cm.settings),
+                                                    wording=cm.summary_wording or NEUTRAL)
     cm.run_model = None  # the model of the latest run (writes summary and notes)
     cm.output_caps = {}  # what another summary model writes at most, where its refusal said (measuring.py)
     cm._now_model = None
@@ -125,8 +131,9 @@ def default_summarizer(cm: SummaryInputs) -> Summarize:
     learned = getattr(cm, "output_caps", {}).get(f"{model.system}:{model.model_name}")  # a refusal said it
     if model is not cm.run_model and learned is not None:
         most = learned if most is None else min(most, learned)
+    wording = getattr(cm, "summary_wording", None) or NEUTRAL  # `summary_wording`: who the transcript is with
     return SharedPrefixSummarizer(model, params=cm.last_params, settings=cm.last_settings, max_output=most,
-                                  run=in_run.current())  # made in a run: its requests count in it
+                                  run=in_run.current(), assistant=wording.assistant)  # in a run: counts in it
 
 
 def own_file_tools(settings: object) -> tuple[str, ...]:

@@ -181,7 +181,8 @@ def options_now(cm: ManagerState) -> dict[str, Any]:
     return {"max_output": cm.max_output, "settings": cm.settings, "summary_model": cm.summary_model,
             "token_counter": cm.token_counter, "compactable_tools": cm.compactable_tools,
             "event_handler": cm.event_handler, "notes_in_background": cm.notes_in_background,
-            "max_conversations": cm.max_conversations, "prices": cm.prices, "before_compact": cm.before_compact}
+            "max_conversations": cm.max_conversations, "prices": cm.prices, "before_compact": cm.before_compact,
+            "summary_wording": cm.summary_wording}
 
 
 def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:

@@ -47,6 +47,7 @@ from .compacting import CompactingState
 from .compaction import in_run
 from .compaction.cuts import join
 from .compaction.result import CompactionResult
+from .compaction.summary_prompt import SummaryWording
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .decisions.thinking_out import asks_reasoning_back
@@ -115,6 +116,9 @@ class ContextManager(CompactingState):
     - `before_compact`: awaited before every compaction with (trigger, instructions); returns the
       instructions to use. Raise `CompactionBlocked(reason)` in it to block that compaction; any
       other exception is reported as a `hook` / `failed` event and the compaction goes on.
+    - `summary_wording`: the summary request's words for your kind of agent (`SummaryWording`: the
+      line forbidding tools, the detail to keep, sections 2, 3 and 8, what is restored after it);
+      None: the library's, for any agent.
     """
 
     last_view_media = 0  # of the latest request's estimate, the media at a flat size (`tokens.media_tokens`)
@@ -125,12 +129,13 @@ class ContextManager(CompactingState):
                  compactable_tools: Sequence[str] | AbstractSet[str] | None = None,
                  event_handler: Callable[[Event], object] | None = None, notes_in_background: bool = False,
                  max_conversations: int = 64, prices: Prices | None = None,
-                 before_compact: BeforeCompact | None = None) -> None:
+                 before_compact: BeforeCompact | None = None,
+                 summary_wording: SummaryWording | None = None) -> None:
         self._setup(Internals(), window=window, max_output=max_output, settings=settings,
                     summary_model=summary_model, token_counter=token_counter, store=store,
                     compactable_tools=compactable_tools, event_handler=event_handler,
                     notes_in_background=notes_in_background, max_conversations=max_conversations, prices=prices,
-                    before_compact=before_compact)
+                    before_compact=before_compact, summary_wording=summary_wording)
 
     # -- runs and conversations (lifecycle.py) -----------------------------------------------
     async def for_run(self, ctx: RunContext[Any]) -> ContextManager:

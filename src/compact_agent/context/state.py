@@ -1,13 +1,12 @@
 """What one conversation's `ContextManager` holds and measures, below the pipeline that uses it.
 
-`ManagerState` is built once per conversation (`_setup`, with `build_defaults`, defaults.py, filling
-in whatever the caller left out), keeps the store in step with the history, follows the window and
-the output reserve, and hands events to the observers; how it measures a view (an estimate
-calibrated by the provider's reported usage) is `Measuring`'s, measuring.py, and what it saves
-beside the history (the layers' frozen decisions, what the schedule learned) is `SavedState`'s,
-saved_state.py. `pipeline.py` adds what happens before each request (the layers, the schedule,
-compaction: run by `compacting.py`) and `lifecycle.py` the runs and conversations; all build on this
-and none is imported here.
+`ManagerState` is built once per conversation (`_setup`, with `build_defaults`, defaults.py, filling in
+whatever the caller left out), keeps the store in step with the history, follows the window and the output
+reserve, and hands events to the observers; how it measures a view (an estimate calibrated by the
+provider's reported usage) is `Measuring`'s, measuring.py, and what it saves beside the history (the
+layers' frozen decisions, what the schedule learned) is `SavedState`'s, saved_state.py. `pipeline.py` adds
+what happens before each request (the layers, the schedule, compaction: run by `compacting.py`) and
+`lifecycle.py` the runs and conversations; all build on this and none is imported here.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
 from .compaction.result import CompactionError, CompactionResult
 from .compaction.summary import carried_tokens
+from .compaction.summary_prompt import SummaryWording
 from .contract import StoreSync
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
@@ -114,14 +114,15 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
                compactable_tools: Sequence[str] | AbstractSet[str] | None = None,
                event_handler: Callable[[Event], object] | None = None,
                notes_in_background: bool = False, max_conversations: int = 64, prices: Prices | None = None,
-               before_compact: BeforeCompact | None = None) -> None:
+               before_compact: BeforeCompact | None = None,
+               summary_wording: SummaryWording | None = None) -> None:
         check_options(window=window, max_output=max_output, settings=settings, summary_model=summary_model,
                       token_counter=token_counter, store=store, compactable_tools=compactable_tools,
                       event_handler=event_handler, notes_in_background=notes_in_background,
                       max_conversations=max_conversations, prices=prices, before_compact=before_compact)
         self.max_output = max_output
         self.settings = settings if settings is not None else Settings()
-        self.summary_model = summary_model
+        self.summary_model, self.summary_wording = summary_model, summary_wording  # checked in build_defaults
         self.token_counter = token_counter
         # A copy: the caller's list, changed later, would change the conversations built after it.
         self.compactable_tools = tuple(compactable_tools) if compactable_tools is not None else None

@@ -5,9 +5,9 @@ agent's `Compactor` and summarizer (runner.py), and to the analyzer's replay of 
 
 from __future__ import annotations
 
-from ...context.compaction.summary_prompt import Wording
+from ...context.compaction.summary_prompt import SummaryWording
 
-CODING = Wording(
+CODING = SummaryWording(
     tools="- Do NOT use read_file, write_file, edit_file, bash, grep, glob or ANY other tool.",
     detail="technical detail (file names, code, commands, errors)",
     data="tool outputs and file contents",

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
+from ..plumbing.settings import said
 from .result import CompactionError
 from .summary import user_item
 from .user_messages import listed
@@ -28,16 +29,16 @@ NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 
 
 @dataclass(frozen=True)
-class Wording:
-    """What of the summary request fits one kind of agent: the line forbidding tools (`tools`), the
-    detail the summary must keep for the work to go on (`detail`), what in the conversation may look
-    like instructions (`data`), what the `<analysis>` draft checks besides the requests and decisions
-    (`draft`), the summary's second, third and eighth sections (`concepts`, `work`, `current`), a
-    line saying what the program restores after the summary ("" where it restores nothing the
-    summary could copy) and who the separate request's transcript is between (`assistant`,
-    summarizer.py). The library's default (`NEUTRAL`) names no tool, no file and no code; an agent
-    gives its own (the terminal agent's names its file tools, its files and code, and its plan,
-    agent/run/summary_wording.py)."""
+class SummaryWording:
+    """What of the summary request fits one kind of agent (`ContextManager(summary_wording=...)`): the line
+    forbidding tools (`tools`), the detail the summary must keep for the work to go on (`detail`), what in
+    the conversation may look like instructions (`data`), what the `<analysis>` draft checks besides the
+    requests and decisions (`draft`), the summary's second, third and eighth sections (`concepts`, `work`,
+    `current`), a line saying what the program restores after the summary ("" where it restores nothing
+    the summary could copy) and who the separate request's transcript is between (`assistant`,
+    summarizer.py). The library's default (`NEUTRAL`) names no tool, no file and no code; an agent gives
+    its own (the terminal agent's names its file tools, its files and code, and its plan,
+    agent/run/summary_wording.py). Each part is text, checked when made."""
 
     tools: str = "- Do not call any tool, whatever the conversation offers."
     detail: str = "detail (names, values, sources, errors)"
@@ -51,8 +52,14 @@ class Wording:
     restored: str = ""
     assistant: str = "an assistant"
 
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if not isinstance(value := getattr(self, f.name), str):
+                raise TypeError(f"SummaryWording.{f.name} must be text, not {said(value)}")
 
-NEUTRAL = Wording()
+
+Wording = SummaryWording  # the name the compactor and the terminal agent's wording were written with
+NEUTRAL = SummaryWording()
 
 USER_SECTION = ("6. User Feedback: how the user's intent changed and what each correction asked for. Do not copy "
                 "the user's messages: the program appends them after your summary.")
@@ -80,7 +87,7 @@ DRAFT_HEAD = "Before the summary, draft your thoughts inside <analysis> tags:"
 DRAFT_TAIL = "\n\nThen write the summary"
 
 
-def draft(wording: Wording) -> str:
+def draft(wording: SummaryWording) -> str:
     """What the prompt asks of the `<analysis>` draft, `wording.draft` among what it checks."""
     return (f"{DRAFT_HEAD} walk through the conversation in order and check each user request, how you handled it, "
             f"key decisions, {wording.draft}, and feedback where the user asked for something different.{DRAFT_TAIL}")
@@ -112,7 +119,7 @@ out before `<summary>`. A window whose output reserve holds that reply beside th
 (about 10,800 tokens and up with the default max_output) still asks for the draft."""
 
 
-def compact_prompt(custom_instructions: str = "", direction: str = "full", wording: Wording = NEUTRAL) -> str:
+def compact_prompt(custom_instructions: str = "", direction: str = "full", wording: SummaryWording = NEUTRAL) -> str:
     """The summary request; `direction` is "full", "from" (partial, keep the prefix) or "up_to"."""
     said = {"DETAIL": wording.detail, "DATA": wording.data, "CONCEPTS": wording.concepts, "WORK": wording.work,
             "CURRENT": wording.current, "RESTORED": f"\n{wording.restored}\n" if wording.restored else "",
