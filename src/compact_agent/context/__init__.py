@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time each name l
     from .contract import HistoryNotLoaded, HistoryNotSaved
     from .decisions.economics import CompactionPlan, Prices
     from .layers.order import default_layers
+    from .lifecycle import ConversationBusy
     from .pipeline import (
         BeforeCompact,
         ContextManager,
@@ -78,6 +79,7 @@ __all__ = [
     "Compactor",
     "ContextManager",
     "ContextManagerEvent",
+    "ConversationBusy",
     "Event",
     "HistoryNotLoaded",
     "HistoryNotSaved",
@@ -123,6 +125,7 @@ _EXPORTS: dict[str, str] = {
     "CompactionStartedEvent": ".plumbing.events",
     "ContextManager": ".pipeline",
     "ContextManagerEvent": ".plumbing.events",
+    "ConversationBusy": ".lifecycle",
     "Event": ".plumbing.events",
     "HistoryNotLoaded": ".contract",
     "HistoryNotSaved": ".contract",

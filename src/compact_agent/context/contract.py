@@ -33,7 +33,7 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
-from .plumbing.events import one_line
+from .plumbing.events import Event, one_line
 from .plumbing.stores import HistoryStore
 
 __all__ = ["HistoryNotLoaded", "HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
@@ -237,10 +237,11 @@ def _same(a: ModelMessage, b: ModelMessage) -> bool:
 class StoreSync:
     """The messages the store is known to hold, in order, compared with each new history."""
 
-    def __init__(self) -> None:
+    def __init__(self, emit: Callable[[Event], None] | None = None) -> None:
         self.held: list[ModelMessage] = []
         self.started = False
         self._step, self._new = "append", 0  # what a sync is doing, for the error if the store fails
+        self.emit = emit  # a `store` / `replaced` event when a sync rewrote the store (`_sync`)
 
     def reset(self, messages: Sequence[ModelMessage]) -> None:
         """The store now holds exactly `messages`."""
@@ -372,7 +373,13 @@ class StoreSync:
             self._step = "archive"
             archived = store.archive()
             self._step = "rewrite"
-            store.rewrite({**boundary(), "archive": str(archived or "")}, list(messages))
+            said = {**boundary(), "archive": str(archived or "")}
+            store.rewrite(said, list(messages))
+            # Said, not only written: a second process serving the conversation at once (a user's double
+            # submit) looks the same from here, and a service must be able to notice it (docs/library.md).
+            if self.emit is not None:
+                self.emit(Event("store", "replaced", trigger=said.get("trigger", ""), detail={
+                    "held": len(self.held), "same": n, "messages": len(messages), "archive": said["archive"]}))
 
     def _append(self, store: HistoryStore, new: Sequence[ModelMessage]) -> None:
         if new:

@@ -33,6 +33,7 @@ from .layers.microcompact import Microcompact
 from .plumbing.identity_memo import forget_changed
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
+from .saved_state import taken_back
 from .state import ManagerState
 from .wiring import Internals
 
@@ -58,6 +59,18 @@ class Compacting(Protocol):
 M = TypeVar("M", bound=ManagerState)
 
 
+class ConversationBusy(UserError):
+    """A run (or `compact_now`) of a conversation that has one in progress on the manager, refused
+    before anything is sent or saved: a user's second submit of one turn, most often. A `UserError`,
+    so what caught that still catches it; `conversation_id` names the conversation (a service answers
+    409 Conflict by it). A store of your own may raise it too, for a run in another process (docs)."""
+
+    def __init__(self, conversation_id: str | None, message: str | None = None) -> None:
+        super().__init__(message or f"conversation {conversation_id!r} already has a run in progress: "
+                                    "start the next when that one returns")
+        self.conversation_id = conversation_id
+
+
 async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     """The state for this run's conversation: this instance for the first conversation, a
     fresh copy for each other one (their frozen decisions, notes and history must not mix). Busy
@@ -72,7 +85,9 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     """The state of conversation `key` ("" for runs without an id), made on first use; one whose
     run's `model` is not the one this manager read its window from reads its own model's."""
     if cm._conversation is None or cm._conversation == key:
-        cm._conversation = key
+        if cm._conversation is None:
+            cm._conversation = key
+            taken_back(cm, key, cm)  # a saved state given for it (load_layer_state(..., conversation_id=))
         return cm
     other = cm._others.get(key)
     if other is not None:
@@ -99,6 +114,7 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     other._conversation = key
     other._manager = cm
     cm._others[key] = other
+    taken_back(cm, key, other)
     evict(cm, spare=other)
     return other
 
@@ -220,12 +236,13 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
     cm._starting.discard(ctx.run_id)
     sole_manager(ctx)
     if cm._running == COMPACTING:
-        raise UserError(f"conversation {ctx.conversation_id!r} is being compacted (compact_now) on this "
-                        "ContextManager: start the run when it returns, with the history it returns")
+        raise ConversationBusy(ctx.conversation_id, f"conversation {ctx.conversation_id!r} is being compacted "
+                               "(compact_now) on this ContextManager: start the run when it returns, with the "
+                               "history it returns")
     if cm._running is not None:
         if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
             raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
-        raise UserError(overlapping(ctx.conversation_id))
+        raise ConversationBusy(ctx.conversation_id, overlapping(ctx.conversation_id))
     cm._running = ctx.run_id
     cm.run_stream.start()  # its events also go to the run's own event stream (plumbing/events.py)
     try:

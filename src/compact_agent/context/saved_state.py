@@ -28,7 +28,9 @@ learned that a restart would otherwise measure again, each for a reason a test p
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
+
+from pydantic_ai.exceptions import UserError
 
 from .decisions.schedule import Schedule
 from .layers import frozen
@@ -107,35 +109,23 @@ class SavedState:
             state[LEARNED] = learned
         return state
 
-    def load_layer_state(self: _Manager, state: dict[str, Any]) -> None:
-        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix."""
-        frozen.load_layer_state(self.layers, state, besides=(LEARNED,))
-        learned = state.get(LEARNED) if isinstance(state, dict) else None
-        if learned is not None and not isinstance(learned, dict):
-            frozen.log.warning("what the saved state learned is not a JSON object (%s); it is measured again",
-                               type(learned).__name__)
-        learned = usable(learned) if isinstance(learned, dict) else {}
-        if learned.get("handler_instructs") is True:
-            self.handler_instructs = True
-        if learned.get("measured_at") == self.server:  # another server or model counts otherwise
-            self.calibration.recall_report(learned.get("report"), learned.get("thinking"))
-            _recall_media(self.calibration, learned.get("report"), learned.get("report_media"))
-        _recall_answers(self, learned)
-        window = LearnedWindow.from_json(learned.get("window"))
-        # Given another window, or sent to another server (or model), the conversation is not held to this
-        # server's limit; a pair saved without the server is taken back only where none is named either.
-        if window is not None and window.given == self.limits.window and window.server == self.server:
-            self.set_window(window.window)
-            self.window_learned = window
-        # The first request re-applies these decisions: what they keep out was counted (and said, in
-        # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
-        self._prev_savings = savings_of(learned.get("savings"))
-        failures = learned.get("failures")
-        self.failures = failures if type(failures) is int and failures > 0 else 0
-        self.thinking_left_out = learned.get("thinking_left_out") is True
-        self.recall_thrash(learned.get("thrash"))
-        self._rebaseline = True
-        self._saved_state = frozen.state_key(self.layer_state())
+    def load_layer_state(self, state: dict[str, Any], conversation_id: str | None = None) -> None:
+        """Re-apply frozen decisions after a restart, so a resumed session sends the same prefix.
+        With `conversation_id`, to that conversation's state: now if this manager serves it, else
+        held until its first run here (`taken_back`); without it, to the conversation this manager
+        serves first, refused once it serves several (whose state it is could not be told)."""
+        manager = cast(_Serving, self)
+        if conversation_id is None:
+            if manager._others:
+                raise UserError(f"this ContextManager serves {len(manager._others) + 1} conversations: say whose "
+                                "saved state this is, load_layer_state(state, conversation_id=...)")
+            apply_state(cast(_Manager, self), state)
+        elif manager._conversation == conversation_id:
+            apply_state(cast(_Manager, self), state)
+        elif (other := manager._others.get(conversation_id)) is not None:
+            apply_state(cast(_Manager, other), state)
+        else:
+            waiting_states(self)[conversation_id] = state
 
     def thrash_state(self) -> list[int] | None:
         """The thrash guard's state to save (compacting.py, which keeps the guard, says it)."""
@@ -159,6 +149,37 @@ class SavedState:
                 self._saved_state = key
             except OSError as e:
                 self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+
+def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
+    """`load_layer_state` on the conversation's own state."""
+    frozen.load_layer_state(cm.layers, state, besides=(LEARNED,))
+    learned = state.get(LEARNED) if isinstance(state, dict) else None
+    if learned is not None and not isinstance(learned, dict):
+        frozen.log.warning("what the saved state learned is not a JSON object (%s); it is measured again",
+                           type(learned).__name__)
+    learned = usable(learned) if isinstance(learned, dict) else {}
+    if learned.get("handler_instructs") is True:
+        cm.handler_instructs = True
+    if learned.get("measured_at") == cm.server:  # another server or model counts otherwise
+        cm.calibration.recall_report(learned.get("report"), learned.get("thinking"))
+        _recall_media(cm.calibration, learned.get("report"), learned.get("report_media"))
+    _recall_answers(cm, learned)
+    window = LearnedWindow.from_json(learned.get("window"))
+    # Given another window, or sent to another server (or model), the conversation is not held to this
+    # server's limit; a pair saved without the server is taken back only where none is named either.
+    if window is not None and window.given == cm.limits.window and window.server == cm.server:
+        cm.set_window(window.window)
+        cm.window_learned = window
+    # The first request re-applies these decisions: what they keep out was counted (and said, in
+    # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
+    cm._prev_savings = savings_of(learned.get("savings"))
+    failures = learned.get("failures")
+    cm.failures = failures if type(failures) is int and failures > 0 else 0
+    cm.thinking_left_out = learned.get("thinking_left_out") is True
+    cm.recall_thrash(learned.get("thrash"))
+    cm._rebaseline = True
+    cm._saved_state = frozen.state_key(cm.layer_state())
 
 
 #: What `layer_state` saves under `LEARNED`, by the JSON type each is saved as.
@@ -189,6 +210,25 @@ def one_line_value(value: object) -> str:
     """A saved value as a warning names it: short, on one line."""
     said = repr(value).replace("\n", " ")
     return said if len(said) <= 60 else said[:57] + "..."
+
+
+class _Serving(Protocol):
+    """What of the manager says which conversations it serves (lifecycle.py)."""
+
+    _conversation: str | None
+    _others: dict[str, SavedState]
+
+
+def waiting_states(cm: object) -> dict[str, dict[str, Any]]:
+    """The saved states given for conversations this manager has not served yet, by their id."""
+    return cast(dict[str, dict[str, Any]], vars(cm).setdefault("_waiting_states", {}))
+
+
+def taken_back(cm: SavedState, conversation_id: str, state: SavedState) -> None:
+    """`state` now serves `conversation_id` (its first run on `cm`): the saved state given for it, if any."""
+    saved = waiting_states(cm).pop(conversation_id, None)
+    if saved is not None:
+        apply_state(cast(_Manager, state), saved)
 
 
 def _report_media(calibration: tokens.Calibration) -> int:

@@ -152,7 +152,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         build_defaults(self, window, store, internals)
         self.summarizer = internals.summarizer or default_summarizer
         self.calibration = tokens.Calibration()
-        self._sync = StoreSync()  # what the store holds, by identity
+        self._sync = StoreSync(self.emit)  # what the store holds, by identity
         self._counted: IdentityMemo[int] = IdentityMemo()  # the token counter's figure per message
         self._run_ids: tuple[str | None, str | None] = (None, None)  # the live run's (run_id, conversation_id)
         self._running: str | None = None  # its run's run_id (lifecycle.wrap_run), or lifecycle.COMPACTING
