@@ -24,10 +24,10 @@ BAD = {"text": "25798", "not a number (NaN)": float("nan"), "infinite": float("i
        "a fraction": 25798.5, "true or false": True}
 
 
-def _claude_code(cache_read: Any = None, *, floats: bool = False) -> str:
+def _claude_code(cache_read: Any = None, *, floats: bool = False, output: Any = None) -> str:
     """A Claude Code session of ROUNDS requests whose recorded usage follows the messages (a fixed
     prompt read from the cache, plus what the rounds add); with `floats` every count but the output
-    is written as a float, and `cache_read` replaces the third request's cache read."""
+    is written as a float, and `cache_read` (`output`) replaces the third request's cache read (output)."""
     lines: list[dict[str, Any]] = []
     for i in range(ROUNDS):
         at = f"2026-01-01T10:{i:02d}:00Z"
@@ -41,6 +41,8 @@ def _claude_code(cache_read: Any = None, *, floats: bool = False) -> str:
                                                    "cache_creation_input_tokens")}
         if i == 2 and cache_read is not None:
             usage["cache_read_input_tokens"] = cache_read
+        if i == 2 and output is not None:
+            usage["output_tokens"] = output
         lines.append({"type": "assistant", "uuid": f"a{i}", "timestamp": at.replace(":00Z", ":05Z"),
                       "message": {"id": f"msg_{i}", "model": "claude-test", "role": "assistant",
                                   "content": [{"type": "text", "text": f"src/app/mod_{i}.py defines entry_{i}"}],
@@ -136,3 +138,16 @@ def test_several_fields_are_named_with_how_many(tmp_path: Path) -> None:
                     "without recorded usage (size fitted, output estimated)"], said
     responses = [m for m in transcript.messages if isinstance(m, ModelResponse)]
     assert [r.usage.unmeasured_requests for r in responses] == [1, 1, 1, 0]
+
+
+def test_an_output_count_is_read_as_the_others_are(tmp_path: Path) -> None:
+    """Claude Code's importer compared each snapshot's output count before reading the usage, and took
+    only a Python int: 25.0 dropped the request's usage in silence, and so did text."""
+    as_ints = _analyzed(tmp_path, "ints.jsonl", _claude_code())
+    assert _analyzed(tmp_path, "out.jsonl", _claude_code(output=25.0)) == as_ints
+    path = tmp_path / "s.jsonl"
+    path.write_text(_claude_code(output="25"))
+    transcript = load_transcript(path)
+    responses = [m for m in transcript.messages if isinstance(m, ModelResponse)]
+    assert [r.usage.unmeasured_requests for r in responses] == [0, 0, 1, 0, 0]
+    assert any("(output_tokens is text)" in w for w in transcript.warnings), transcript.warnings

@@ -269,12 +269,14 @@ def _assistant(state: _State, record: Mapping[str, Any], timestamp: datetime | N
     raw_usage = message.get("usage")
     if state.response is None or not isinstance(raw_usage, Mapping):
         return
-    output = raw_usage.get("output_tokens", 0)
-    if isinstance(output, int) and output >= state.best_output:
-        usage = usage_from_mapping(raw_usage)
-        if usage is not None:
-            state.best_output = output
-            state.response.usage = usage
+    # The snapshot with the most output is the reply's (streamed snapshots count it so far). Its counts
+    # are read as every importer reads them (usage_from_mapping): 25.0 is 25, and text, NaN or a
+    # negative count marks the request's usage unknown, said once (it was dropped in silence).
+    usage = usage_from_mapping(raw_usage)
+    if usage is not None and (usage.unmeasured_requests or usage.output_tokens >= state.best_output):
+        if not usage.unmeasured_requests:
+            state.best_output = usage.output_tokens
+        state.response.usage = usage
     # The final usage (message_delta) has `server_tool_use`/`iterations`; streaming snapshots do not
     # and count only the output tokens streamed so far.
     state.final_usage = state.final_usage or bool(
