@@ -47,11 +47,13 @@ async def test_a_second_process_turn_of_a_conversation_is_busy_until_the_first_e
     db = tmp_path / "chats.db"
     first, second, other = store_class(db, "c42"), store_class(db, "c42"), store_class(db, "c7")
     with turn(first):
-        with pytest.raises(ConversationBusy) as caught, turn(second):
-            pass
+        with pytest.raises(ConversationBusy) as caught:
+            turn(second).__enter__()
         assert caught.value.conversation_id == "c42"
-        with turn(other):  # another conversation in the same file is not held
-            pass
+        with turn(other):  # another conversation in the same file is not held: its turn writes
+            written = [ModelResponse(parts=[TextPart("c7's")])]
+            other.append(written)
+            assert other.load_messages() == written
         agent = Agent(FunctionModel(answer), capabilities=[ContextManager(window=64_000, store=first)])
         done = await agent.run("hello", message_history=first.load_messages())
     with turn(second):  # the first's turn is over: the next one goes on from what it saved
@@ -65,8 +67,10 @@ def test_a_turn_whose_lease_ended_can_be_taken_over(tmp_path: Path) -> None:
     killed, next_one = store_class(db, "c42"), store_class(db, "c42")
     held = turn(killed, lease_s=-1)
     held.__enter__()  # never left: the process died in its turn
-    with turn(next_one):
-        pass
+    with turn(next_one):  # taken over: its turn writes
+        written = [ModelResponse(parts=[TextPart("next")])]
+        next_one.append(written)
+        assert next_one.load_messages() == written
 
 
 def test_two_writers_cannot_both_save_a_message_n(tmp_path: Path) -> None:
