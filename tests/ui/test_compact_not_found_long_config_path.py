@@ -7,25 +7,14 @@ every summary request with HTTP 404."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from compact_agent.agent.run.options import SessionOptions
-from compact_agent.config import Settings
 from compact_agent.error_causes import LINE_LIMIT, bounded
 from compact_agent.settings_file import Loaded
-from compact_agent.ui.print_mode import run_print
-from tests.e2e.scripted import is_summary_request
-from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
-from .repl_driver import drive
-
-SETTINGS = Settings(model="fake-model", memory_enabled=False, max_retries=0, transient_retries=0)
-GONE = {"error": {"message": "The model `fake-model` does not exist", "type": "invalid_request_error",
-                  "code": "model_not_found"}}
+from .not_found_compact import SETTINGS, compact_in_print_mode, compact_in_the_repl
 
 
 def _config(tmp_path: Path) -> tuple[Loaded, Path]:
@@ -40,35 +29,17 @@ def _config(tmp_path: Path) -> tuple[Loaded, Path]:
     return Loaded(SETTINGS, {"model": "user file"}, file, tmp_path / "project" / ".compact-agent.toml"), file
 
 
-def _server() -> FakeOpenAIServer:
-    def responder(req: Any) -> Reply:
-        return Reply.text("the answer, said at some length. " * 300)
-
-    return FakeOpenAIServer(responder, lists_models=False,
-                            faults=lambda req, attempt: Fault.http(404, GONE) if is_summary_request(req) else None)
-
-
 def test_print_modes_compact_names_the_config_files_line_whole(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "project").mkdir()
     config, file = _config(tmp_path)
-    with _server() as server:
-        opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
-                              home=tmp_path / "home", settings=SETTINGS, config=config)
-        assert asyncio.run(run_print(opts, "tell me things")) == 0
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "and more")) == 0
-        capsys.readouterr()
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "/compact")) == 1
-    err = capsys.readouterr().err
+    err, _ = compact_in_print_mode(tmp_path, capsys, config)
     assert f'check the model name (model = "fake-model" in {file}) and that --base-url' in err, err
     assert "answered HTTP 404" in err and err.rstrip().endswith("nothing was changed"), err
 
 
 async def test_the_repls_compact_names_it_too(tmp_path: Path) -> None:
     config, file = _config(tmp_path)
-    with _server() as server:
-        run = await drive(tmp_path, server.responder, ["tell me things\r", "and more\r", "/compact\r"], server=server,
-                          config=config, settings=SETTINGS)
+    run = await compact_in_the_repl(tmp_path, config)
     said = " ".join(run.out.split())
     assert "not compacted: the summary request failed:" in said, run.out
     # The terminal folds the path where the line reaches its width: compared without the spaces.

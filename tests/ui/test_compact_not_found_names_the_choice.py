@@ -7,28 +7,14 @@ setting, where it was set: its line said `-m summarizer` (in the REPL `/model su
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from compact_agent.agent.run.options import SessionOptions
 from compact_agent.config import Settings
 from compact_agent.settings_file import Loaded
-from compact_agent.ui.print_mode import run_print
-from tests.e2e.scripted import is_summary_request
-from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
-from .repl_driver import drive
-
-SETTINGS = Settings(model="fake-model", memory_enabled=False, max_retries=0, transient_retries=0)
-
-
-def gone(model: str) -> dict[str, Any]:
-    return {"error": {"message": f"The model `{model}` does not exist", "type": "invalid_request_error",
-                      "code": "model_not_found"}}
-
+from .not_found_compact import SETTINGS, compact_in_print_mode, compact_in_the_repl
 
 CHOSEN = "check the model name (COMPACT_AGENT_MODEL=fake-model) and that --base-url"
 
@@ -39,55 +25,6 @@ def _config(tmp_path: Path) -> Loaded:
                   tmp_path / "project" / ".compact-agent.toml")
 
 
-def _server() -> FakeOpenAIServer:
-    def responder(req: Any) -> Reply:
-        return Reply.text("the answer, said at some length. " * 300)
-
-    return FakeOpenAIServer(responder, lists_models=False,
-                            faults=lambda req, attempt: Fault.http(404, gone(req.body["model"])) if is_summary_request(req) else None)
-
-
-async def test_the_repls_compact_names_the_variable_that_chose_the_model(tmp_path: Path) -> None:
-    with _server() as server:
-        run = await drive(tmp_path, server.responder, ["tell me things\r", "and more\r", "/compact\r"], server=server,
-                          config=_config(tmp_path), settings=SETTINGS)
-    said = " ".join(run.out.split())
-    assert "not compacted: the summary request failed:" in said, run.out
-    assert CHOSEN in said, run.out
-    assert "/model fake-model" not in said, run.out
-
-
-def test_print_modes_compact_names_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "project").mkdir()
-    with _server() as server:
-        opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
-                              home=tmp_path / "home", settings=SETTINGS, config=_config(tmp_path))
-        assert asyncio.run(run_print(opts, "tell me things")) == 0
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "and more")) == 0
-        capsys.readouterr()
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "/compact")) == 1
-    err = " ".join(capsys.readouterr().err.split())
-    assert CHOSEN in err and "-m fake-model" not in err, err
-
-
-def test_a_summary_model_of_its_own_is_not_said_as_the_sessions_choice(tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """The 404 of a `summary_model` other than the session's is not of the model the variable chose."""
-    (tmp_path / "project").mkdir()
-    own = Settings(model="fake-model", summary_model="summarizer", memory_enabled=False, max_retries=0,
-                   transient_retries=0)
-    with _server() as server:
-        opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
-                              home=tmp_path / "home", settings=own, config=_config(tmp_path))
-        assert asyncio.run(run_print(opts, "tell me things")) == 0
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "and more")) == 0
-        capsys.readouterr()
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "/compact")) == 1
-        assert {r.body["model"] for r in server.requests if is_summary_request(r)} == {"summarizer"}
-    err = " ".join(capsys.readouterr().err.split())
-    assert "answered HTTP 404" in err and "COMPACT_AGENT_MODEL=fake-model" not in err, err
-
-
 def _own_summary_model(tmp_path: Path) -> tuple[Settings, Loaded]:
     """A `summary_model` of its own, set in the user's config file; the model by the variable."""
     own = Settings(model="fake-model", summary_model="summarizer", memory_enabled=False, max_retries=0,
@@ -96,29 +33,44 @@ def _own_summary_model(tmp_path: Path) -> tuple[Settings, Loaded]:
                        tmp_path / "config.toml", tmp_path / "project" / ".compact-agent.toml")
 
 
+async def test_the_repls_compact_names_the_variable_that_chose_the_model(tmp_path: Path) -> None:
+    run = await compact_in_the_repl(tmp_path, _config(tmp_path))
+    said = " ".join(run.out.split())
+    assert "not compacted: the summary request failed:" in said, run.out
+    assert CHOSEN in said, run.out
+    assert "/model fake-model" not in said, run.out
+
+
+def test_print_modes_compact_names_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err, _ = compact_in_print_mode(tmp_path, capsys, _config(tmp_path))
+    err = " ".join(err.split())
+    assert CHOSEN in err and "-m fake-model" not in err, err
+
+
+def test_a_summary_model_of_its_own_is_not_said_as_the_sessions_choice(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The 404 of a `summary_model` other than the session's is not of the model the variable chose."""
+    own, _ = _own_summary_model(tmp_path)
+    err, asked = compact_in_print_mode(tmp_path, capsys, _config(tmp_path), own)
+    assert asked == {"summarizer"}
+    err = " ".join(err.split())
+    assert "answered HTTP 404" in err and "COMPACT_AGENT_MODEL=fake-model" not in err, err
+
+
 def test_a_summary_models_404_names_the_setting_where_it_was_set(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Its 404 said `check the model name (-m summarizer)`, a flag that chooses no summary model."""
-    (tmp_path / "project").mkdir()
     own, config = _own_summary_model(tmp_path)
-    with _server() as server:
-        opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
-                              home=tmp_path / "home", settings=own, config=config)
-        assert asyncio.run(run_print(opts, "tell me things")) == 0
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "and more")) == 0
-        capsys.readouterr()
-        assert asyncio.run(run_print(SessionOptions(**{**opts.__dict__, "continue_last": True}), "/compact")) == 1
-        assert {r.body["model"] for r in server.requests if is_summary_request(r)} == {"summarizer"}
-    err = " ".join(capsys.readouterr().err.split())
+    err, asked = compact_in_print_mode(tmp_path, capsys, config, own)
+    assert asked == {"summarizer"}
+    err = " ".join(err.split())
     said = f'check the model name (summary_model = "summarizer" in {tmp_path / "config.toml"}) and that --base-url'
     assert said in err and "-m summarizer" not in err, err
 
 
 async def test_the_repl_says_the_same_of_it(tmp_path: Path) -> None:
     own, config = _own_summary_model(tmp_path)
-    with _server() as server:
-        run = await drive(tmp_path, server.responder, ["tell me things\r", "and more\r", "/compact\r"], server=server,
-                          config=config, settings=own)
+    run = await compact_in_the_repl(tmp_path, config, own)
     said = " ".join(run.out.split())
     assert f'check the model name (summary_model = "summarizer" in {tmp_path / "config.toml"})' in said, run.out
     assert "/model summarizer" not in said, run.out
