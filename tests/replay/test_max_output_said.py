@@ -6,6 +6,7 @@ whose it is, and `--pricing`'s help says it sets it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -42,3 +43,15 @@ def test_pricing_help_says_it_sets_the_max_output_the_strategies_assume() -> Non
     text = re.sub(r"\s+", " ", out.stdout)
     pricing = text[text.index("--pricing NAME"):text.index("--prices IN")]
     assert "max output" in pricing and "strategies" in pricing, pricing
+
+
+def test_the_json_names_the_max_output_the_strategies_assume_and_its_model(tmp_path: Path) -> None:
+    """A script reading `--json` could not tell the max output the figures were replayed with: the
+    footer said it, the JSON did not."""
+    transcript = _compacting(tmp_path)
+    for pricing, window, tokens in (("deepseek", 64_000, 8_192), ("anthropic", 200_000, 50_000)):
+        for extra in ((), ("--totals",)):
+            out = cli(str(transcript), "--window", str(window), "--pricing", pricing, "-s", "opencode", "--json", *extra)
+            assert out.returncode == 0, out.stderr
+            said = json.loads(out.stdout)["max_output"]
+            assert said == {"model": price_list(pricing, None).name, "tokens": tokens}, said

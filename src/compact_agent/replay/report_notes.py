@@ -41,9 +41,14 @@ def max_output_line(analysis: Analysis) -> str:
     """The output limit the strategies were replayed with, and whose it is: batch.py takes the max
     output of `--pricing`'s model (capped at a quarter of the window), and the rivals' triggers and
     ours' reserve are built on it, so `--pricing anthropic` moves them even at the same `--prices`."""
-    name = analysis.price.name
-    tokens = model_info(name, window=analysis.window).max_output
+    name, tokens = assumed_max_output(analysis)
     return f"max output {tokens:,} tokens ({name}'s, from --pricing; the strategies' triggers assume it)"
+
+
+def assumed_max_output(analysis: Analysis) -> tuple[str, int]:
+    """The model whose max output the strategies were replayed with, and that max output in tokens."""
+    name = analysis.price.name
+    return name, model_info(name, window=analysis.window).max_output
 
 
 def warnings_summary(analysis: Analysis) -> str:
