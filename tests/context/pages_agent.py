@@ -1,6 +1,7 @@
 """An agent that reads 25 pages of ~350 tokens each through a tool, with a `ContextManager`, against
 the fake OpenAI-compatible server in an 8K window: enough for several compactions, each asking the
-server for a summary. Tests give the server's answers (`responder`) and check what it received."""
+server for a summary. Tests give the server's answers (`responder`) and check what it received; the
+session notes' tests give the manager's settings, the window, the pages and how many."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.usage import UsageLimits
 
 from compact_agent.context import CompactionSettings, ContextManager, Event
+from compact_agent.context.compaction.notes import NOTES_MARK
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 
 WINDOW = 8_000
@@ -25,8 +27,12 @@ def is_summary_request(req: ChatRequest) -> bool:
     return last["role"] == "user" and "<summary>" in str(last.get("content"))
 
 
-def page_text(n: int) -> str:
-    return f"page {n}: " + " ".join(f"tok{n}x{i}" for i in range(350))
+def is_notes_request(req: ChatRequest) -> bool:
+    return NOTES_MARK in req.last_user_text()
+
+
+def page_text(n: int, words: int = 350, word: str = "tok") -> str:
+    return f"page {n}: " + " ".join(f"{word}{n}x{i}" for i in range(words))
 
 
 Answer = Callable[[ChatRequest, int], Reply | None]
@@ -38,15 +44,26 @@ def output_call(read: int) -> Reply:
     return Reply.tools([("final_result", {"read": read})])
 
 
-def eager(summary: str) -> Answer:
-    """A model eager to give its structured answer: to a summary request that offers the output tool,
-    a call of it (`{"read": 0}`); to one that does not, `summary`."""
+def eager(summary: str, asked: Callable[[ChatRequest], bool] = is_summary_request) -> Answer:
+    """A model eager to give its structured answer: to a summary request (or what `asked` picks, the
+    notes' with `is_notes_request`) that offers the output tool, a call of it (`{"read": 0}`); to one
+    that does not, `summary`."""
     def answer(req: ChatRequest, read: int) -> Reply | None:
-        if not is_summary_request(req):
+        if not asked(req):
             return None
         if "final_result" in req.tool_names:
             return output_call(0)
         return Reply.text(summary)
+    return answer
+
+
+def noting(notes: str | Answer, summary: str) -> Answer:
+    """To a notes request `notes` (the text, or a test's own answer such as `eager(NOTES,
+    is_notes_request)`), to a summary request `summary`; the rest is left to the reading."""
+    def answer(req: ChatRequest, read: int) -> Reply | None:
+        if is_notes_request(req):
+            return notes(req, read) if callable(notes) else Reply.text(notes)
+        return Reply.text(summary) if is_summary_request(req) else None
     return answer
 
 
@@ -55,10 +72,10 @@ def done(read: int) -> Reply:
     return Reply.text("done")
 
 
-def reading(summary: str | Answer, final: Callable[[int], Reply] | None = done
+def reading(summary: str | Answer, final: Callable[[int], Reply] | None = done, last: int = PAGES
             ) -> Callable[[ChatRequest], Reply]:
     """The server's answers: `summary` to a summary request (or, given an `Answer`, its reply to any
-    request it answers), else the next page's read, and after the last page `final(pages read)`; with
+    request it answers), else the next page's read, and after the `last` page `final(pages read)`; with
     `final=None` the reading goes on past the last page, for an `Answer` that ends the run itself."""
     pages = {"n": 0}
 
@@ -68,7 +85,7 @@ def reading(summary: str | Answer, final: Callable[[int], Reply] | None = done
                 return own
         elif is_summary_request(req):
             return Reply.text(summary)
-        if final is None or pages["n"] < PAGES:
+        if final is None or pages["n"] < last:
             pages["n"] += 1
             return Reply.tools([("read", {"page": pages["n"]})])
         return final(pages["n"])
@@ -86,26 +103,29 @@ class Run:
         return [r for r in self.server.requests if is_summary_request(r)]
 
 
-async def run_pages(responder: Callable[[ChatRequest], Reply], summary_settings: dict[str, Any] | None = None,
-                    **agent_options: Any) -> Run:
-    """`Agent(model, capabilities=[cm], **agent_options)` asked to read every page; the manager's
-    compactions are always summaries (`compaction_records=False`) and its events are kept. With
-    `summary_settings`, the summaries come from a `summary_model` of their own with those settings
-    (on the same server)."""
+async def run_pages(responder: Callable[[ChatRequest], Reply], summary_settings: dict[str, Any] | None = None, *,
+                    settings: CompactionSettings | None = None, window: int = WINDOW,
+                    text: Callable[[int], str] = page_text, request_limit: int = 200, **agent_options: Any) -> Run:
+    """`Agent(model, capabilities=[cm], **agent_options)` asked to read every page (`text(n)` each);
+    the manager's compactions are always summaries (`compaction_records=False`, unless `settings`
+    say otherwise) and its events are kept; its notes in flight are waited for before the server
+    stops. With `summary_settings`, the summaries come from a `summary_model` of their own with those
+    settings (on the same server)."""
     events: list[Event] = []
-    with FakeOpenAIServer(responder, window=WINDOW, model="fake-model") as server:
+    with FakeOpenAIServer(responder, window=window, model="fake-model") as server:
         provider = OpenAIProvider(base_url=server.base_url, api_key="k")
         model = OpenAIChatModel("fake-model", provider=provider)
         writer = None if summary_settings is None else OpenAIChatModel(
             "fake-model", provider=provider, settings=summary_settings)  # type: ignore[arg-type]
-        cm = ContextManager(window=WINDOW, event_handler=events.append, summary_model=writer,
-                            settings=CompactionSettings(compaction_records=False))
+        cm = ContextManager(window=window, event_handler=events.append, summary_model=writer,
+                            settings=settings or CompactionSettings(compaction_records=False))
         agent = Agent(model, capabilities=[cm], **agent_options)
 
         @agent.tool_plain
         def read(page: int) -> str:
             """Read a page."""
-            return page_text(page)
+            return text(page)
 
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=200))
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=request_limit))
+        await cm.drain()
     return Run(result, cm, server, events)

@@ -9,14 +9,9 @@ failed extraction is (a `memory` / `failed` event whose error ends "not sent"), 
 
 from __future__ import annotations
 
-from pydantic_ai import Agent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.usage import UsageLimits
+from compact_agent.context import CompactionSettings, NotesEvent
 
-from compact_agent.context import CompactionSettings, ContextManager, Event, NotesEvent
-from compact_agent.context.compaction.notes import NOTES_MARK
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+from .pages_agent import is_notes_request, noting, page_text, reading, run_pages
 
 WINDOW = 1_200
 RULES = "Rules: " + "be careful. " * 200  # about 600 tokens, sent with every request
@@ -24,37 +19,13 @@ SETTINGS = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memor
                               memory_start_fraction=0.0, collapse_enabled=False, priced_compaction=False)
 
 
-def reading(notes_asked: list[ChatRequest]) -> FakeOpenAIServer:
-    pages = {"n": 0}
-
-    def answer(req: ChatRequest) -> Reply:
-        text = req.last_user_text()
-        if NOTES_MARK in text:
-            notes_asked.append(req)
-            return Reply.text("<notes># Task\nread pages</notes>")
-        if "<summary>" in text:
-            return Reply.text("<summary>Pages read so far.</summary>")
-        pages["n"] += 1
-        return Reply.tools([("read", {"page": pages["n"]})]) if pages["n"] <= 4 else Reply.text("done")
-    return FakeOpenAIServer(answer, window=WINDOW)
-
-
 async def test_a_notes_request_over_the_window_is_not_sent_and_the_run_goes_on() -> None:
-    events: list[Event] = []
-    notes_asked: list[ChatRequest] = []
-    with reading(notes_asked) as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=WINDOW, settings=SETTINGS, event_handler=events.append)
-        agent = Agent(model, capabilities=[cm], instructions=RULES)
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(60))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=40))
-        await cm.drain()
-    assert result.output == "done"
-    assert server.rejected == [] and notes_asked == []  # each was a notes request, over the window
-    failed = [e for e in events if isinstance(e, NotesEvent) and e.action == "failed"]
+    answer = noting("<notes># Task\nread pages</notes>", "<summary>Pages read so far.</summary>")
+    run = await run_pages(reading(answer, last=4), settings=SETTINGS, window=WINDOW,
+                          text=lambda n: page_text(n, 60, "w"), request_limit=40, instructions=RULES)
+    assert run.result.output == "done"
+    notes_asked = [r for r in run.server.requests if is_notes_request(r)]
+    assert run.server.rejected == [] and notes_asked == []  # each was a notes request, over the window
+    failed = [e for e in run.events if isinstance(e, NotesEvent) and e.action == "failed"]
     assert failed and all(str(e.detail.get("error")).startswith("the notes request would take ") for e in failed)
     assert all(str(e.detail.get("error")).endswith(": not sent") for e in failed)

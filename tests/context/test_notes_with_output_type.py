@@ -12,16 +12,11 @@ Now the call sends at once the notes request with no tools, the conversation sin
 from __future__ import annotations
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.usage import UsageLimits
 
-from compact_agent.context import CompactionSettings, ContextManager, Event, NotesEvent
-from compact_agent.context.compaction.notes import NOTES_MARK
-from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
+from compact_agent.context import CompactionSettings, NotesEvent
 
-WINDOW = 8_000
+from .pages_agent import eager, is_notes_request, noting, output_call, page_text, reading, run_pages
+
 SETTINGS = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memory_update_tool_calls=3,
                               memory_start_fraction=0.0, compaction_records=False)
 NOTES = ("<notes># Task and intent\nRead the pages.\n# Decisions\nOne page a call.\n# Current state\nReading.\n"
@@ -33,35 +28,12 @@ class Pages(BaseModel):
 
 
 async def test_a_notes_reply_calling_the_output_tool_goes_to_the_request_without_tools_at_once() -> None:
-    pages = {"n": 0}
-    notes_asked: list[ChatRequest] = []
-    events: list[Event] = []
-
-    def answer(req: ChatRequest) -> Reply:
-        if NOTES_MARK in req.last_user_text():
-            notes_asked.append(req)
-            if "final_result" in req.tool_names:  # eager to give its structured answer
-                return Reply.tools([("final_result", {"read": 0})])
-            return Reply.text(NOTES)
-        if "<summary>" in req.last_user_text():
-            return Reply.text("<summary>Pages read so far.</summary>")
-        if pages["n"] < 12:
-            pages["n"] += 1
-            return Reply.tools([("read", {"page": pages["n"]})])
-        return Reply.tools([("final_result", {"read": pages["n"]})])
-
-    with FakeOpenAIServer(answer, window=WINDOW) as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        cm = ContextManager(window=WINDOW, settings=SETTINGS, event_handler=events.append)
-        agent = Agent(model, capabilities=[cm], output_type=Pages)
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            """Read a page."""
-            return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(120))
-
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=80))
-        await cm.drain()
+    # eager to give its structured answer: the output tool called on a notes request that offers it
+    answer = noting(eager(NOTES, is_notes_request), "<summary>Pages read so far.</summary>")
+    run = await run_pages(reading(answer, final=output_call, last=12), settings=SETTINGS,
+                          text=lambda n: page_text(n, 120, "w"), request_limit=80, output_type=Pages)
+    result, cm, server, events = run.result, run.cm, run.server, run.events
+    notes_asked = [r for r in server.requests if is_notes_request(r)]
 
     assert result.output == Pages(read=12)
     notes = [e for e in events if isinstance(e, NotesEvent) and e.action in ("update", "failed")]
