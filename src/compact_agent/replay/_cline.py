@@ -46,7 +46,7 @@ from ..regular_file import NotRegular, TooLarge, read_capped
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
-from ._recorded import parse_time, usage_from_mapping
+from ._recorded import CountReader, parse_time, read_counts, usage_from_mapping
 
 #: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own: the words
 #: between the tags (group ``words``) are the person's, the tags Cline's.
@@ -176,7 +176,8 @@ def _counts(message: Any) -> tuple[Mapping[str, Any], float | None, Any] | None:
         info = json.loads(message.get("text") or "")
     except (json.JSONDecodeError, TypeError, RecursionError):
         return None
-    if not isinstance(info, Mapping) or not any(isinstance(info.get(k), int) for k in ("tokensIn", "tokensOut")):
+    # Any value there, a count or not: one that is no count is said, as its request's usage unknown (`_usage`).
+    if not isinstance(info, Mapping) or all(info.get(k) is None for k in ("tokensIn", "tokensOut")):
         return None
     return info, _millis(message.get("ts")), message.get("conversationHistoryIndex")
 
@@ -300,22 +301,22 @@ def _doubt(info: Mapping[str, Any], provider: Any) -> str | None:
     if not cached:
         return None
     if "apiProtocol" in info:
-        return "roo" if info.get("apiProtocol") == "anthropic" and usage.input_tokens == _count(info, "tokensIn") \
-            else None
+        return "roo" if info.get("apiProtocol") == "anthropic" \
+            and usage.input_tokens == read_counts(lambda count: count(info, "tokensIn")) else None
     return "provider" if provider not in _INPUT_WITHOUT_CACHE | _INPUT_WITH_CACHE else None
-
-
-def _count(info: Mapping[str, Any], key: str) -> int:
-    value = info.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _usage(info: Mapping[str, Any], provider: Any) -> RequestUsage:
     """A request's recorded counts as usage. Roo Code (and its forks) write the API protocol on the line
     (``apiProtocol``, since July 2025): on OpenAI's the input holds the cached part, on Anthropic's it
-    does since October 2025 (src/shared/cost.ts), before only when it is not smaller than that part."""
-    tokens_in, read, write = _count(info, "tokensIn"), _count(info, "cacheReads"), _count(info, "cacheWrites")
-    output = _count(info, "tokensOut")
+    does since October 2025 (src/shared/cost.ts), before only when it is not smaller than that part.
+    The counts are read as every importer reads them (`read_counts`): 25.0 is 25, and one that is no
+    count (text, NaN, a negative number) makes the request's usage unknown, said."""
+    return read_counts(lambda count: _sized(info, provider, count))
+
+
+def _sized(info: Mapping[str, Any], provider: Any, count: CountReader) -> RequestUsage:
+    tokens_in, read, write, output = (count(info, key) for key in ("tokensIn", "cacheReads", "cacheWrites", "tokensOut"))
     protocol = info.get("apiProtocol")
     if protocol == "openai" or (protocol == "anthropic" and tokens_in >= read + write):
         return RequestUsage(input_tokens=tokens_in, cache_read_tokens=read, cache_write_tokens=write,

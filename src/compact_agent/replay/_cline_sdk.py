@@ -56,7 +56,7 @@ from ._cline import typed_spans
 from ._cline_sidecar import compacted_until
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
-from ._recorded import parse_time
+from ._recorded import CountReader, parse_time, read_counts
 
 #: What the SDK wraps the person's words in (formatUserInputBlock): the words between the tags (group
 #: ``words``) are the person's, the tags the SDK's.
@@ -225,10 +225,15 @@ def _compaction(builder: ConversationBuilder, entry: Mapping[str, Any], index: i
 # --- usage ---------------------------------------------------------------------------------------------------
 
 
-def _counts(metrics: Any) -> tuple[int, int, int, int] | None:
-    """A response's ``metrics`` as (input, output, cache reads, cache writes), when it holds any."""
-    m = as_mapping(metrics)
-    counts = tuple(v if isinstance(v := m.get(k), int) and not isinstance(v, bool) and v > 0 else 0 for k in _COUNTS)
+def _counts(entry: Mapping[str, Any]) -> tuple[int, int, int, int] | None | RequestUsage:
+    """A response's ``metrics`` as (input, output, cache reads, cache writes), when it holds any, read as
+    every importer reads counts (`read_counts`): 25.0 is 25, and one that is no count (text, NaN, a
+    negative number) makes the request's usage unknown (that usage, marked to be said)."""
+    return read_counts(lambda count: _metrics(entry, count))
+
+
+def _metrics(entry: Mapping[str, Any], count: CountReader) -> tuple[int, int, int, int] | None:
+    counts = tuple(count(entry, f"metrics.{key}") for key in _COUNTS)
     return (counts[0], counts[1], counts[2], counts[3]) if any(counts) else None
 
 
@@ -255,16 +260,19 @@ def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[in
     run none of whose responses has counts of its own (sdk/packages/core/src/services/session-data.ts,
     ``withLatestAssistantTurnMetadata``, "fall back to result.usage (total run usage)"): such a total —
     the only counts of a run of several requests, or the sum of the others' — is no request's size, and
-    is left out with a note."""
+    is left out with a note. A response whose metrics hold a value that is no count keeps its usage unknown,
+    said as such (`read_counts`): no total is told in a run that holds one."""
     usage: dict[int, RequestUsage] = {}
     totals = 0
-    run: list[tuple[int, tuple[int, int, int, int] | None]] = []  # the responses since the last prompt
+    run: list[tuple[int, tuple[int, int, int, int] | None | RequestUsage]] = []  # the responses since the last prompt
 
     def close() -> None:
         nonlocal totals
-        if len(run) < 2 or run[-1][1] is None:
+        if len(run) < 2 or not isinstance(run[-1][1], tuple):
             return
         others = [c for _, c in run[:-1] if c is not None]
+        if not all(isinstance(c, tuple) for c in others):  # counts unread: whether the last sums them is unknown
+            return
         if not others or tuple(map(sum, zip(*others, strict=True))) == run[-1][1]:
             usage.pop(run[-1][0], None)
             totals += 1
@@ -276,10 +284,10 @@ def _recorded_usage(entries: list[Any], builder: ConversationBuilder) -> dict[in
             close()
             run = []
         elif entry.get("role") == "assistant":
-            counts = _counts(entry.get("metrics"))
+            counts = _counts(entry)
             run.append((index, counts))
             if counts is not None:
-                usage[index] = _usage(counts)
+                usage[index] = counts if isinstance(counts, RequestUsage) else _usage(counts)
     close()
     if totals:
         builder.warnings.append(

@@ -62,7 +62,7 @@ from pydantic_ai.usage import RequestUsage
 
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, checked, counted
 from ._openai_chat import as_mapping
-from ._recorded import parse_time
+from ._recorded import CountReader, parse_time, read_counts
 
 #: Calls recorded further apart than this came from responses of their own (one batch is stamped at once).
 BATCH_GAP_SECONDS = 0.1
@@ -338,7 +338,7 @@ def _gemini(builder: ConversationBuilder, message: Mapping[str, Any], timestamp:
     for number, batch in enumerate(batches or [[]]):
         parts: list[ModelResponsePart] = [TextPart(text)] if number == 0 else []
         parts += calls[number] if calls else []
-        builder.add_response(parts, usage=_usage(message.get("tokens")) if number == 0 else None, model_name=model,
+        builder.add_response(parts, usage=_usage(message) if number == 0 else None, model_name=model,
                              timestamp=timestamp if number == 0 else parse_time(batch[0].get("timestamp")))
         for call in batch:
             if call.get("result") is not None:
@@ -363,15 +363,17 @@ def _batches(calls: list[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
     return batches
 
 
-def _usage(tokens: Any) -> RequestUsage | None:
-    tokens = as_mapping(tokens)
+def _usage(message: Mapping[str, Any]) -> RequestUsage | None:
+    """A reply's recorded ``tokens``, each read as a count (`read_counts`): 25.0 is 25, and one that is
+    no count (text, NaN, a negative number) makes the request's usage unknown, said."""
+    return read_counts(lambda count: _tokens(message, count))
 
-    def count(key: str) -> int:
-        value = tokens.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
-    if not any(count(k) for k in ("input", "output")):
+def _tokens(message: Mapping[str, Any], count: CountReader) -> RequestUsage | None:
+    tokens, output, cached, thoughts, tool = (count(message, f"tokens.{key}")
+                                              for key in ("input", "output", "cached", "thoughts", "tool"))
+    if not (tokens or output):
         return None
     # `tool` (toolUsePromptTokenCount) is the prompt of its server-side tools, billed as input beside `input`.
-    return RequestUsage(input_tokens=count("input") + count("tool"), cache_read_tokens=count("cached"),
-                        output_tokens=count("output") + count("thoughts"), output_reasoning_tokens=count("thoughts"))
+    return RequestUsage(input_tokens=tokens + tool, cache_read_tokens=cached, output_tokens=output + thoughts,
+                        output_reasoning_tokens=thoughts)

@@ -60,7 +60,7 @@ from pydantic_ai.usage import RequestUsage
 from ._anthropic_blocks import add_user_blocks, block_kinds, response_parts
 from ._common import ConversationBuilder, checked, counted, text_of_blocks
 from ._mini_compaction import COMPACTED, recorded, with_compactions
-from ._recorded import parse_time, usage_from_mapping
+from ._recorded import CountReader, parse_time, read_counts, usage_from_mapping
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
@@ -258,11 +258,6 @@ def _assistant(
     )
 
 
-def _count(mapping: Mapping[str, Any], key: str) -> int:
-    value = mapping.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 def _chat_usage(raw: Any) -> RequestUsage | None:
     """Chat-completions usage as litellm and OpenRouter report it for every provider, cache writes included.
 
@@ -271,18 +266,23 @@ def _chat_usage(raw: Any) -> RequestUsage | None:
     ``cache_creation_input_tokens`` (later also ``prompt_tokens_details.cache_creation_tokens``).
     Some litellm releases count the writes in ``prompt_tokens``, others only the reads: a
     ``prompt_tokens`` below reads + writes cannot hold the writes, which are then added. OpenRouter
-    counts its ``prompt_tokens_details.cache_write_tokens`` in ``prompt_tokens``.
+    counts its ``prompt_tokens_details.cache_write_tokens`` in ``prompt_tokens``. These counts are read
+    as the others are (`read_counts`): one that is no count makes the request's usage unknown, said.
     """
     usage = usage_from_mapping(raw)
-    if usage is None or not isinstance(raw, Mapping) or "prompt_tokens" not in raw:
+    if usage is None or usage.unmeasured_requests or not isinstance(raw, Mapping) or "prompt_tokens" not in raw:
         return usage
-    details = as_mapping(raw.get("prompt_tokens_details"))
-    read = max(usage.cache_read_tokens, _count(raw, "cache_read_input_tokens"))
-    write = _count(raw, "cache_creation_input_tokens") or _count(details, "cache_creation_tokens")
-    if write:
+    return read_counts(lambda count: _with_cache(usage, raw, count))
+
+
+def _with_cache(usage: RequestUsage, raw: Mapping[str, Any], count: CountReader) -> RequestUsage:
+    read = max(usage.cache_read_tokens, count(raw, "cache_read_input_tokens"))
+    written = [count(raw, key) for key in ("cache_creation_input_tokens", "prompt_tokens_details.cache_creation_tokens",
+                                           "prompt_tokens_details.cache_write_tokens")]  # each read, each checked
+    if write := written[0] or written[1]:
         total = usage.input_tokens if usage.input_tokens >= read + write else usage.input_tokens + write
     else:
-        write, total = _count(details, "cache_write_tokens"), usage.input_tokens
+        write, total = written[2], usage.input_tokens
     return dataclasses.replace(usage, input_tokens=total, cache_read_tokens=read, cache_write_tokens=write)
 
 

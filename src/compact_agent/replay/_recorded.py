@@ -12,9 +12,9 @@ from __future__ import annotations
 import codecs
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -121,6 +121,26 @@ UNREADABLE = "unreadable usage: "
 the mark."""
 
 
+class CountReader(Protocol):
+    """How `read_counts` hands its reader the counts: the first under ``keys`` (dotted paths allowed), else 0."""
+
+    def __call__(self, mapping: Mapping[str, Any], *keys: str) -> int: ...
+
+
+T = TypeVar("T")
+
+
+def read_counts(read: Callable[[CountReader], T]) -> T | RequestUsage:
+    """What `read` makes of the counts it takes with the reader it is given (`_int`), or, when one of
+    them is no count (`_count`: text, NaN, a negative number, a fraction, a bool), the request's usage
+    unknown and marked for `set_aside_absurd_usage` to say: no partial count. Every importer's counts
+    are read so, whatever its usage's shape (`usage_from_mapping` for the common ones)."""
+    try:
+        return read(_int)
+    except _Unreadable as exc:  # no partial count: the request is as one without recorded usage
+        return RequestUsage(unmeasured_requests=1, details={f"{UNREADABLE}{exc.key}: {exc.what}": 1})
+
+
 def usage_from_mapping(raw: Any) -> RequestUsage | None:
     """Normalise a recorded usage block to ``RequestUsage`` whose ``input_tokens`` include cached tokens.
 
@@ -134,10 +154,7 @@ def usage_from_mapping(raw: Any) -> RequestUsage | None:
     """
     if not isinstance(raw, Mapping):
         return None
-    try:
-        return _read_usage(raw)
-    except _Unreadable as exc:  # no partial count: the request is as one without recorded usage
-        return RequestUsage(unmeasured_requests=1, details={f"{UNREADABLE}{exc.key}: {exc.what}": 1})
+    return read_counts(lambda _: _read_usage(raw))
 
 
 def _read_usage(raw: Mapping[str, Any]) -> RequestUsage | None:
