@@ -380,7 +380,8 @@ def _token_count(state: _State, info: Any) -> None:
         return
     state.last_total = total
     usage = usage_from_mapping(info.get("last_token_usage"))
-    if usage is not None and (usage.input_tokens or usage.output_tokens):
+    # a usage with a value that is no count is attached too, unknown: set_aside_absurd_usage says it
+    if usage is not None and (usage.input_tokens or usage.output_tokens or usage.unmeasured_requests):
         _attach(state, usage)
 
 

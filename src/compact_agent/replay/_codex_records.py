@@ -85,8 +85,9 @@ class UsageRecords:
             return None, False
         self.seen.add(response)
         first, self.started = not self.started, True
-        usage = usage_from_mapping(payload.get("usage"))
-        return (usage if usage is not None and (usage.input_tokens or usage.output_tokens) else None), first
+        usage = usage_from_mapping(payload.get("usage"))  # unknown when a value there is no count: kept, to be said
+        kept = usage is not None and (usage.input_tokens or usage.output_tokens or usage.unmeasured_requests)
+        return (usage if kept else None), first
 
     def note(self) -> str | None:
         if not self.forwarded:
