@@ -46,7 +46,7 @@ from ..regular_file import NotRegular, TooLarge, read_capped
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
-from ._recorded import CountReader, parse_time, read_counts, usage_from_mapping
+from ._recorded import CountReader, decoded, invalid_bytes_note, parse_time, read_counts, usage_from_mapping
 
 #: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own: the words
 #: between the tags (group ``words``) are the person's, the tags Cline's.
@@ -188,7 +188,8 @@ def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
     filled memory, and either took the whole run down with it. A link in its place is not followed
     (`side_file_refused`): Cline writes the file itself, never a link."""
     try:
-        document = json.loads(read_capped(path, MAX_UI_BYTES, follow_links=False).decode("utf-8", errors="replace"))
+        text, invalid = decoded(read_capped(path, MAX_UI_BYTES, follow_links=False))
+        document = json.loads(text)
     except FileNotFoundError:
         return None
     except TooLarge:
@@ -201,7 +202,11 @@ def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
     except (OSError, json.JSONDecodeError, RecursionError):
         builder.warnings.append(f"{path.name} beside it cannot be read as JSON: its recorded usage is not used")
         return None
-    return document if isinstance(document, list) else None
+    if not isinstance(document, list):
+        return None
+    if invalid:
+        builder.warnings.append(f"{path.name} beside it: {invalid_bytes_note(invalid)}")
+    return document
 
 
 def side_file_refused(path: Path, e: NotRegular) -> str:

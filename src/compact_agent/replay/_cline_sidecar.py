@@ -33,6 +33,7 @@ from ..regular_file import NotRegular, TooLarge, read_capped
 from ._cline import side_file_refused
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
+from ._recorded import decoded, invalid_bytes_note
 
 MESSAGES_SUFFIX = ".messages.json"
 SIDECAR_SUFFIX = ".compaction.json"
@@ -72,8 +73,8 @@ def compacted_until(path: Path, entries: list[Any], usage: Mapping[int, RequestU
     if beside is None:
         return None
     try:  # a regular file only, without blocking, up to the cap, no link followed (regular_file.py, _cline.py)
-        state = as_mapping(json.loads(read_capped(beside, MAX_SIDECAR_BYTES, follow_links=False)
-                                      .decode("utf-8", errors="replace")))
+        text, invalid = decoded(read_capped(beside, MAX_SIDECAR_BYTES, follow_links=False))
+        state = as_mapping(json.loads(text))
     except (FileNotFoundError, TooLarge):
         return None
     except NotRegular as e:
@@ -85,6 +86,8 @@ def compacted_until(path: Path, entries: list[Any], usage: Mapping[int, RequestU
         builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session, cannot be read as "
                                 "JSON: the sizes it recorded after that compaction are fitted as if there was none")
         return None
+    if invalid:  # read as U+FFFD, as the other files are, and said as they are (`decoded`)
+        builder.warnings.append(f"{beside.name} beside it, Cline's compaction of the session: {invalid_bytes_note(invalid)}")
     until = state.get("source_message_count")
     if not isinstance(until, int) or isinstance(until, bool) or not 0 < until <= len(entries):
         return None
