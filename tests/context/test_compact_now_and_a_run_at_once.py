@@ -8,50 +8,23 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from compact_agent.context import CompactionError, CompactionSettings, ContextManager, InMemoryStore
-from compact_agent.context.testing import library_request, reply_to_library_request
+from compact_agent.context import CompactionError, InMemoryStore
 
-
-def summary_gate() -> tuple[FunctionModel, asyncio.Event, asyncio.Event]:
-    """A model that answers at once, and holds each summary until `release` is set."""
-    asked, release = asyncio.Event(), asyncio.Event()
-
-    async def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if library_request(messages) == "summary":
-            asked.set()
-            await release.wait()
-        reply = reply_to_library_request(messages, "The talk so far.")
-        return reply or ModelResponse(parts=[TextPart("answer " * 300)])
-
-    return FunctionModel(model), asked, release
-
-
-async def conversation(cm: ContextManager, model: FunctionModel) -> tuple[Agent[None, str], list[ModelMessage]]:
-    agent = Agent(model, capabilities=[cm])
-    history: list[ModelMessage] = []
-    for i in range(6):
-        history = (await agent.run(f"question {i} " + "words " * 300, message_history=history)).all_messages()
-    return agent, history
+from .held_runs import compaction_held
 
 
 async def test_a_run_while_compact_now_waits_for_its_summary_is_refused() -> None:
-    model, asked, release = summary_gate()
-    cm = ContextManager(window=64_000, settings=CompactionSettings(compaction_records=False))
-    agent, history = await conversation(cm, model)
-    compacting = asyncio.ensure_future(cm.compact_now(history))
-    await asked.wait()
+    held = await compaction_held()
+    cm, agent, history, release = held.cm, held.agent, held.history, held.release
     try:
         with pytest.raises(UserError) as caught:
             await agent.run("one more", message_history=history)
     finally:
         release.set()
     assert "is being compacted (compact_now)" in str(caught.value) and "\n" not in str(caught.value)
-    compacted = await compacting
+    compacted = await held.compacting
     store = cm.store
     assert isinstance(store, InMemoryStore) and store.messages == compacted
     after = await agent.run("one more", message_history=compacted)  # once it returned, runs go on
@@ -59,12 +32,9 @@ async def test_a_run_while_compact_now_waits_for_its_summary_is_refused() -> Non
 
 
 async def test_a_second_compact_now_of_the_conversation_at_once_is_refused() -> None:
-    model, asked, release = summary_gate()
-    cm = ContextManager(window=64_000, settings=CompactionSettings(compaction_records=False))
-    _, history = await conversation(cm, model)
-    first = asyncio.ensure_future(cm.compact_now(history))
-    await asked.wait()
-    second = asyncio.ensure_future(cm.compact_now(history))
+    held = await compaction_held()
+    cm, first, release = held.cm, held.compacting, held.release
+    second = asyncio.ensure_future(cm.compact_now(held.history))
     for _ in range(100):  # every chance for it to get as far as its own summary request
         await asyncio.sleep(0)
     refused = second.done() and second.exception()

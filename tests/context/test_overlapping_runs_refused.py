@@ -12,37 +12,24 @@ import asyncio
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import ContextManager
 from compact_agent.context.lifecycle import busy
 
+from .held_runs import turn_held
+
 
 async def test_a_second_run_of_a_conversation_in_progress_is_refused_and_others_run_alongside() -> None:
-    release = asyncio.Event()
-    waiting = asyncio.Event()
-
-    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        """Holds the answer to "go on" until released; answers anything else at once."""
-        if any(isinstance(p, UserPromptPart) and p.content == "go on" for p in messages[-1].parts):
-            waiting.set()
-            await release.wait()
-        return ModelResponse(parts=[TextPart("answer")])
-
-    cm = ContextManager(window=64_000)
-    agent = Agent(FunctionModel(slow), capabilities=[cm])
-    first = await agent.run("hello")
-    history = first.all_messages()
-
-    running = asyncio.create_task(agent.run("go on", message_history=history))
-    await waiting.wait()  # the first run is at its model request
+    held = await turn_held()
+    agent = held.agent
     with pytest.raises(UserError, match=r"already has a run in progress on this ContextManager: runs of one "
                                         r"conversation cannot overlap"):
-        await agent.run("and this", message_history=history)
+        await agent.run("and this", message_history=held.history)
     other = asyncio.create_task(agent.run("a conversation of its own"))  # another conversation: allowed
-    release.set()
-    done, alone = await asyncio.gather(running, other)
+    held.release.set()
+    done, alone = await asyncio.gather(held.running, other)
     assert done.output == alone.output == "answer"
 
     # Once it returned, the conversation goes on.
