@@ -5,7 +5,7 @@ the call the history itself waits on as one the compaction broke."""
 
 from __future__ import annotations
 
-from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolApproved
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -18,6 +18,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import ContextManager
 from compact_agent.context.testing import reply_to_library_request
+
+from .runbook_agent import runbook_agent
 
 
 def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -35,17 +37,7 @@ def provider(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 async def test_a_history_waiting_on_a_deferred_call_is_compacted_and_goes_on() -> None:
     cm = ContextManager(window=64_000)
-    agent: Agent[None, str | DeferredToolRequests] = Agent(
-        FunctionModel(provider), output_type=[str, DeferredToolRequests], capabilities=[cm])
-
-    @agent.tool_plain
-    def read(page: int) -> str:
-        return f"page {page}: " + "word " * 2_000
-
-    @agent.tool_plain(requires_approval=True)
-    def deploy(target: str) -> str:
-        return f"{target} is live"
-
+    agent = runbook_agent(FunctionModel(provider), cm)
     first = await agent.run("Read the runbook, then deploy.")
     assert isinstance(first.output, DeferredToolRequests)
     waiting = first.all_messages()

@@ -6,13 +6,15 @@ only from the fallback, the conversation re-sent as text, uncached."""
 
 from __future__ import annotations
 
-from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolApproved
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from compact_agent.context import CompactionSettings, ContextManager
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, tool_results
+
+from .runbook_agent import runbook_agent
 
 
 def is_summary_request(req: ChatRequest) -> bool:
@@ -35,17 +37,7 @@ async def test_compact_now_while_a_call_waits_for_approval_sends_no_call_without
     with FakeOpenAIServer(answer, window=64_000) as server:
         model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
         cm = ContextManager(window=64_000, settings=CompactionSettings(compaction_records=False))
-        agent: Agent[None, str | DeferredToolRequests] = Agent(
-            model, output_type=[str, DeferredToolRequests], capabilities=[cm])
-
-        @agent.tool_plain
-        def read(page: int) -> str:
-            return f"page {page}: " + "word " * 2_000
-
-        @agent.tool_plain(requires_approval=True)
-        def deploy(target: str) -> str:
-            return f"{target} is live"
-
+        agent = runbook_agent(model, cm)
         first = await agent.run("Read the runbook, then deploy.")
         assert isinstance(first.output, DeferredToolRequests)
         [waiting] = first.output.approvals
