@@ -203,7 +203,7 @@ class Permissions:
         `verb` ("read", "write", "search") only words the refusal; the same fence holds for all.
         """
         resolved = resolve_path(self.cwd, path)
-        if pat := self._denied_path(resolved):
+        if pat := self.deny_rule(resolved):
             return f"permission denied: {resolved} matches deny rule {quoted(pat)}"
         if verb == "read" and any(fnmatch.fnmatchcase(str(resolved), pat) for pat in self.readable):
             return None
@@ -255,7 +255,7 @@ class Permissions:
         the working directory — the user chose it, and only image files qualify — but never under a
         deny rule nor in compact-agent's own data."""
         resolved = resolve_path(self.cwd, path)
-        if pat := self._denied_path(resolved):
+        if pat := self.deny_rule(resolved):
             return f"permission denied: {resolved} matches deny rule {quoted(pat)}"
         if why := self._protected(resolved, writing=False):
             return f"permission denied: {resolved} {why}"
@@ -265,7 +265,8 @@ class Permissions:
         """True when the resolved path is in the working directory or a granted dir."""
         return any(is_within(resolved, r) for r in (self.cwd, *self.extra_dirs))
 
-    def _denied_path(self, resolved: Path) -> str | None:
+    def deny_rule(self, resolved: Path) -> str | None:
+        """The deny_paths rule that matches `resolved` (or a name found in a resolved folder), else None."""
         names = [str(resolved)]
         if is_within(resolved, self.cwd):
             names.append(resolved.relative_to(self.cwd).as_posix())

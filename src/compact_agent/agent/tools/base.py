@@ -89,15 +89,28 @@ def _numbered(lines: Iterable[str], first: int) -> str:
     return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
 
 
+def hidden(env: ToolEnv, p: Path) -> bool:
+    """Whether a listing the model sees leaves `p` out: a `deny_paths` rule matches it. Denied
+    files are never read, and their names are not shown either (`.env*`, `secrets/*`)."""
+    return env.permissions.deny_rule(p) is not None
+
+
+def hidden_note(n: int) -> str:
+    """The one line a listing ends with when it left out `n` denied entries ('' for none), so the
+    model knows the list is not whole and does not go looking for what it cannot see."""
+    return f"{n} entr{'y' if n == 1 else 'ies'} hidden by deny_paths" if n else ""
+
+
 # ---------------------------------------------------------------------------------------- read
 
 
 def _not_found(env: ToolEnv, p: Path) -> str:
     msg = ToolFailure(f"File not found: {_shown(env, p)}")
-    # Names from inside the fence only: the folder above a dir granted with extra_dirs is outside it.
+    # Names from inside the fence only: the folder above a dir granted with extra_dirs is outside it;
+    # and none a deny rule covers (`hidden`).
     if p.parent.is_dir() and env.permissions.read_refusal(p.parent) is None:
         with contextlib.suppress(OSError):  # a folder swapped for a link out (Swapped): no names offered
-            names = [e.name for e in names_in(p.parent, limit=5_000)]
+            names = [e.name for e in names_in(p.parent, limit=5_000) if not hidden(env, p.parent / e.name)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
             if close:
                 msg = ToolFailure(msg + ". Did you mean: " + ", ".join(path_line(_shown(env, p.parent / c))
@@ -108,12 +121,17 @@ def _not_found(env: ToolEnv, p: Path) -> str:
 def _directory_refusal(env: ToolEnv, p: Path, cap: int = 100) -> str:
     """read_file's refusal of a directory, one failure: what is in it (its first `cap` names, the
     directories first), so the model picks a file to read. A name is on its one line (`path_line`):
-    one holding a line break cannot list a file the folder does not have."""
-    entries = sorted(names_in(p), key=lambda e: (not e.is_dir, e.name))  # a link swapped in: Swapped, refused
+    one holding a line break cannot list a file the folder does not have. Entries a deny rule
+    covers are left out, and counted in one line (`hidden_note`)."""
+    listed = names_in(p)  # a link swapped in: Swapped, refused
+    entries = sorted((e for e in listed if not hidden(env, p / e.name)), key=lambda e: (not e.is_dir, e.name))
     names = [path_line(e.name) + ("/" if e.is_dir else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
+    note = hidden_note(len(listed) - len(entries))
+    if note and not entries:
+        return ToolFailure(f"{path_line(_shown(env, p))} is a directory with nothing in it to read: {note}")
     return ToolFailure(f"{path_line(_shown(env, p))} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
-                       + "\n".join(names) + more)
+                       + "\n".join(names) + more + (f"\n{note}" if note else ""))
 
 
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")

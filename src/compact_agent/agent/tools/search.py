@@ -8,7 +8,10 @@ search GREP_TIME_S, and it stops between lines when the turn is interrupted — 
 and never holds up Ctrl-C or exit. It opens regular files only: a FIFO or a device would block or
 never end.
 
-The walk itself is bounded too, for both tools: it is iterative (a tree 10,000 levels deep is
+Neither shows what a `deny_paths` rule covers: a denied file is not searched nor listed, a denied
+folder not entered, and one line at the end says how many entries were left out (walk.py).
+
+The walk itself (walk.py) is bounded too, for both tools: it is iterative (a tree 10,000 levels deep is
 walked, not a RecursionError), it checks the clock and the interrupt between entries (300,000
 empty files have no lines to check between), and it visits at most WALK_MAX_ENTRIES entries. When
 a bound stops it, the tool returns what it found so far with a note saying where and why it
@@ -35,19 +38,21 @@ import regex
 
 from ...context.compaction.summary import path_line
 from ...words import quoted
-from ..safety.checked_open import Swapped, names_in, open_read
+from ..safety.checked_open import open_read
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_GLOB_RESULTS,
     MAX_MATCHES,
-    SKIP_DIRS,
     NotRun,
     ToolEnv,
     ToolFailure,
     _not_found,
     _shown,
+    hidden,
+    hidden_note,
 )
 from .text_encoding import SNIFF_BYTES, sniff
+from .walk import Bound, Found, _walk
 
 
 def _named(env: ToolEnv, p: Path) -> str:
@@ -148,75 +153,8 @@ def _matcher(pattern: str) -> Callable[[str], bool]:
 LINE_TIME_S = 1.0
 GREP_TIME_S = 10.0
 GLOB_TIME_S = 10.0
-WALK_MAX_ENTRIES = 1_000_000
 LINE_MAX_BYTES = 1 << 20
 LINE_SHOWN = 500  # characters of a matching line shown; of a longer one, a window around the match
-
-
-class Bound:
-    """When a search must stop: a deadline on `clock`, an interrupt, an entry budget. `why` says
-    which one stopped it (empty while none has)."""
-
-    def __init__(self, seconds: float, stop: threading.Event | None = None,
-                 clock: Callable[[], float] = time.monotonic, max_entries: int = WALK_MAX_ENTRIES) -> None:
-        self.clock, self.stop, self.seconds = clock, stop, seconds
-        self.deadline = clock() + seconds
-        self.entries_left = max_entries
-        self.why = ""
-
-    def left(self) -> float:
-        return self.deadline - self.clock()
-
-    def exceeded(self, where: str) -> bool:
-        if not self.why:
-            where = path_line(where)
-            if self.stop is not None and self.stop.is_set():
-                self.why = f"interrupted at {where}"
-            elif self.left() <= 0:
-                self.why = f"stopped after {self.seconds:g} s at {where}"
-            elif self.entries_left <= 0:
-                self.why = f"stopped after {WALK_MAX_ENTRIES:,} entries at {where}"
-        return bool(self.why)
-
-
-def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None,
-          prune: Callable[[Path], bool] | None = None) -> Iterator[tuple[Path, str]]:
-    """(file, path relative to root) under root, sorted, depth first, pruning SKIP_DIRS, the dirs
-    `prune` names (by their path: root is resolved and symlinked dirs are not entered, so it is
-    the real one) and beyond max_depth. Iterative (no recursion limit); ends early, with `bound.why`
-    set, when `bound` says.
-
-    `root` is resolved and checked, and each folder is listed from a descriptor opened as checked
-    (safety/checked_open.py): one swapped for a link since it was listed in the folder above it is
-    skipped, and no name of where the link leads is listed. The root swapped so raises Swapped."""
-    stack: list[tuple[str, str, int]] = [(str(root), "", 0)]  # (dir path, its path relative to root, depth)
-    while stack:
-        dirpath, rel_dir, depth = stack.pop()
-        if bound is not None and bound.exceeded(rel_dir or "."):
-            return
-        try:
-            entries = sorted(names_in(Path(dirpath)), key=lambda e: e.name)
-        except Swapped:
-            if not rel_dir:
-                raise
-            continue
-        except OSError:  # unreadable, vanished, or a path too long for the system: skipped
-            continue
-        subdirs = []
-        for e in entries:
-            if bound is not None:
-                bound.entries_left -= 1
-                if bound.exceeded(f"{rel_dir}/{e.name}" if rel_dir else e.name):
-                    return
-            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
-            path = os.path.join(dirpath, e.name)
-            if e.is_dir:  # a symlinked dir is listed as a dir but not entered (as os.walk does): no loops
-                if e.name not in SKIP_DIRS and not e.is_link and (max_depth is None or depth + 1 < max_depth) \
-                        and not (prune is not None and prune(Path(path))):
-                    subdirs.append((path, rel, depth + 1))
-            else:
-                yield Path(path), rel
-        stack.extend(reversed(subdirs))
 
 
 def _lines(fh: Any) -> Iterator[tuple[int, int, str]]:
@@ -264,6 +202,11 @@ def _readable_inside(env: ToolEnv, f: Path) -> Path | None:
         return None
 
 
+def _then(text: str, note: str) -> str:
+    """`text`, and `note` on a line after it when there is one (how many entries a deny rule hid)."""
+    return f"{text}\n{note}" if note else text
+
+
 def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None,
               stop: threading.Event | None = None, clock: Callable[[], float] = time.monotonic) -> str:
     try:
@@ -278,7 +221,8 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     if not root.exists():
         return _not_found(env, root)
     bound = Bound(GREP_TIME_S, stop, clock)
-    files = [(root, root.name)] if root.is_file() else _walk(root, bound=bound, prune=env.permissions.is_private)
+    files = [Found(root, root.name)] if root.is_file() else _walk(
+        root, bound=bound, prune=env.permissions.is_private, hide=lambda p: hidden(env, p))
     try:
         name_ok = _matcher(glob) if glob else None
     except GlobTooLarge:
@@ -286,13 +230,17 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     by_name = bool(glob and "/" not in glob)  # like ripgrep: a slash-free glob matches the file name
     hits: list[str] = []
     cut = ""
-    for f, rel in files:
+    left_out = 0  # entries a deny rule hides: not searched, and counted in one line
+    for f, rel, denied, folder in files:
         try:
-            if name_ok and not name_ok(f.name if by_name else rel):
+            if not folder and name_ok and not name_ok(f.name if by_name else rel):
                 continue
         except GlobTooSlow as e:
             cut = _too_slow("grep", glob or "", e.rel)
             break
+        if denied:
+            left_out += 1
+            continue
         if bound.exceeded(rel):
             break
         if (real := _readable_inside(env, f)) is None:
@@ -325,18 +273,20 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
             break
     if bound.why and not cut:
         cut = f"[grep {bound.why}; the matches above are the ones found so far: narrow the path or the glob]"
+    note = f"{hidden_note(left_out)}, not searched" if left_out else ""
     if cut:
-        return "\n".join([*hits[:MAX_MATCHES], cut])
+        return _then("\n".join([*hits[:MAX_MATCHES], cut]), note)
     if not hits:
-        return f"No matches for {quoted(pattern)} in {_named(env, root)}" + (
+        return _then(f"No matches for {quoted(pattern)} in {_named(env, root)}" + (
             f" (files matching {glob})" if glob else ""
-        )
+        ), note)
     if len(hits) > MAX_MATCHES:
-        return (
+        return _then(
             "\n".join(hits[:MAX_MATCHES])
-            + f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or path]"
+            + f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or path]", note
         )
-    return "\n".join(hits)
+    return _then("\n".join(hits), note)
+
 
 
 def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threading.Event | None = None,
@@ -359,8 +309,13 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     bound = Bound(GLOB_TIME_S, stop, clock)
     found: list[Path] = []
     slow = ""
+    left_out = 0  # entries a deny rule hides: not listed, and counted in one line
     try:
-        found += (f for f, rel in _walk(root, depth, bound, env.permissions.is_private) if match(rel))
+        for f in _walk(root, depth, bound, env.permissions.is_private, lambda p: hidden(env, p)):
+            if f.folder or (f.hidden and match(f.rel)):
+                left_out += 1
+            elif not f.hidden and match(f.rel):
+                found.append(f.path)
     except GlobTooSlow as e:
         slow = _too_slow("glob", pattern, e.rel)
 
@@ -374,8 +329,8 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     note = slow or (f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]"
                     if bound.why else "")
     if not found:
-        return note or f"No files match {quoted(pattern)} under {_named(env, root)}"
+        return _then(note or f"No files match {quoted(pattern)} under {_named(env, root)}", hidden_note(left_out))
     shown = [_named(env, f) for f in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
-    return "\n".join([*shown, note] if note else shown)
+    return _then("\n".join([*shown, note] if note else shown), hidden_note(left_out))
