@@ -7,6 +7,7 @@ What a command file may be (a regular file inside the project, no larger than a 
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from rich.console import Console
@@ -21,7 +22,10 @@ CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permis
 
 
 def custom_commands(cwd: Path) -> dict[str, Path]:
-    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's)."""
+    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's).
+    Whatever the name is (a FIFO, a device, a folder, a link that leads nowhere), it is the
+    command's: running it says in one line why its file is not read (`command_text`), where
+    leaving it out said "unknown command" of a command the user can see there."""
     found: dict[str, Path] = {}
     for folder in CUSTOM_DIRS:
         d = cwd / folder
@@ -30,9 +34,21 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
         except OSError:
             continue
         for f in files:
-            if f.is_file() and f.stem not in COMMANDS and f.stem not in EXIT_ALIASES:
+            if f.stem not in COMMANDS and f.stem not in EXIT_ALIASES:
                 found.setdefault(f.stem, f)
     return found
+
+
+def _kind(path: Path) -> str:
+    """What `path` is when it is not a regular file, looked at without opening it (opening a FIFO
+    waits for a writer): `a FIFO`, `a device`, `a socket`, `a folder`."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "not a regular file"
+    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a folder" if stat.S_ISDIR(mode) else "")
+    return f"not a regular file ({kind})" if kind else "not a regular file"
 
 
 def custom_command(cwd: Path, name: str) -> Path | None:
@@ -64,8 +80,8 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
                            "file is read only from inside it)")
     try:
         data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
-    except NotRegular:
-        raise CommandError(f"/{path.stem} is not run: {path} is not a regular file") from None
+    except NotRegular:  # opened without blocking (a FIFO's open waits for no writer), and not read
+        raise CommandError(f"/{path.stem} is not run: {path} is {_kind(real)}; it was not read") from None
     except TooLarge:
         raise CommandError(f"/{path.stem} is not run: {path} is larger than {COMMAND_FILE_CAP * 4:,} bytes, "
                            "more than a prompt") from None
@@ -77,7 +93,9 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
 def described(path: Path) -> str:
     """The `description:` a custom command's front matter gives (as Claude Code's command files
     carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
-    file's path alone."""
+    file's path alone. One whose file is not a regular file says so: it is not run."""
+    if path.exists() and not path.is_file():  # looked at, not opened: a FIFO's open would wait
+        return f"not run: {_kind(path)}"
     try:
         head = command_text(path, 4096)
     except CommandError:
