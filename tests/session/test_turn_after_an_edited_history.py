@@ -29,6 +29,16 @@ async def three_turns(s: AgentSession) -> None:
         await s.run_turn(said)
 
 
+async def three_turns_saved(tmp_path: Path, server: FakeOpenAIServer) -> str:
+    """A session of three turns, closed: its id."""
+    s = session(tmp_path, server)
+    try:
+        await three_turns(s)
+        return s.session_id
+    finally:
+        s.close()
+
+
 def resumed(tmp_path: Path, server: FakeOpenAIServer, sid: str) -> list[str]:
     s = session(tmp_path, server, session_id=sid)
     try:
@@ -71,12 +81,7 @@ async def test_a_history_cut_in_place_is_saved_too(tmp_path):
 async def test_a_resumed_history_cut_before_its_first_turn_is_saved(tmp_path):
     """The process never wrote this session: what the file holds is read to know."""
     with FakeOpenAIServer(ok) as server:
-        s = session(tmp_path, server)
-        try:
-            await three_turns(s)
-            sid = s.session_id
-        finally:
-            s.close()
+        sid = await three_turns_saved(tmp_path, server)
         s = session(tmp_path, server, session_id=sid)
         try:
             s.messages = s.messages[:4]
@@ -90,12 +95,7 @@ async def test_a_resumed_history_cut_before_its_first_turn_is_saved(tmp_path):
 
 async def test_a_resumed_session_that_is_not_edited_is_appended_to(tmp_path):
     with FakeOpenAIServer(ok) as server:
-        s = session(tmp_path, server)
-        try:
-            await three_turns(s)
-            sid = s.session_id
-        finally:
-            s.close()
+        sid = await three_turns_saved(tmp_path, server)
         s = session(tmp_path, server, session_id=sid)
         try:
             lines = s.store.path.read_bytes().count(b"\n")
