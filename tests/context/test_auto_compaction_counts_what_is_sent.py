@@ -7,6 +7,8 @@ request (and /context) counted 2,968: two numbers for the same thing. Both are n
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -19,18 +21,16 @@ from compact_agent.context.testing import reply_to_library_request
 PAGES = 30
 
 
-async def test_an_automatic_compaction_counts_the_request_it_leaves() -> None:
-    events: list[Event] = []
-    # Thresholds only, no collapse, no clearing: the history grows to the threshold and compacts.
-    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False)
-    cm = ContextManager(window=16_000, settings=settings, compactable_tools=["nothing"], event_handler=events.append,
-                        prices=Prices(known=False))
-    sent: list[tuple[int, int]] = []  # (compactions so far, the size of the request as the manager measured it)
+async def read_the_log(cm: ContextManager, usage_of: Callable[[list[ModelMessage]], RequestUsage],
+                       request_limit: int) -> list[tuple[int, int]]:
+    """An agent with `cm` reads PAGES pages of a log, one a request, then says "done"; its model's
+    usage is `usage_of(messages)` (which may raise, as a server refusing the request). At each of the
+    agent's own requests: (compactions so far, the size of the request as the manager measured it)."""
+    sent: list[tuple[int, int]] = []
     pages: list[int] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        usage = RequestUsage(input_tokens=sum(len(str(getattr(p, "content", ""))) for m in messages
-                                              for p in m.parts) // 4, output_tokens=10)
+        usage = usage_of(messages)
         if (reply := reply_to_library_request(messages, "Pages read so far.", usage=usage)) is not None:
             return reply
         sent.append((len(cm.compactions), cm.last_tokens))
@@ -46,7 +46,21 @@ async def test_an_automatic_compaction_counts_the_request_it_leaves() -> None:
         pages.append(page)
         return "\n".join(f"page {page} line {k}: worker ok, queue depth {k * 7 % 13}" for k in range(400))
 
-    await agent.run("Read the log.", usage_limits=UsageLimits(request_limit=60))
+    await agent.run("Read the log.", usage_limits=UsageLimits(request_limit=request_limit))
+    return sent
+
+
+def size_of(messages: list[ModelMessage]) -> int:
+    return sum(len(str(getattr(p, "content", ""))) for m in messages for p in m.parts) // 4
+
+
+async def test_an_automatic_compaction_counts_the_request_it_leaves() -> None:
+    events: list[Event] = []
+    # Thresholds only, no collapse, no clearing: the history grows to the threshold and compacts.
+    settings = CompactionSettings(collapse_enabled=False, priced_compaction=False)
+    cm = ContextManager(window=16_000, settings=settings, compactable_tools=["nothing"], event_handler=events.append,
+                        prices=Prices(known=False))
+    sent = await read_the_log(cm, lambda messages: RequestUsage(input_tokens=size_of(messages), output_tokens=10), 60)
 
     compactions = [e for e in events if isinstance(e, CompactionEvent) and not e.failed and e.trigger == "auto"]
     assert compactions, sorted({(e.layer, e.action) for e in events})
@@ -64,32 +78,16 @@ async def test_a_reactive_compaction_counts_the_request_it_leaves() -> None:
     settings = CompactionSettings(collapse_enabled=False, priced_compaction=False, tool_result_max_chars=8_000)
     cm = ContextManager(window=64_000, settings=settings, compactable_tools=["nothing"], event_handler=events.append,
                         prices=Prices(known=False))
-    sent: list[tuple[int, int]] = []
-    pages: list[int] = []
 
-    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        size = sum(len(str(getattr(p, "content", ""))) for m in messages for p in m.parts) // 4
+    def usage_of(messages: list[ModelMessage]) -> RequestUsage:
+        size = size_of(messages)
         if size > 10_000:
             raise ModelContextWindowExceededError("local", "context_length_exceeded", body={"error": {
                 "code": "context_length_exceeded", "message": f"This model's maximum context length is 12000 "
                 f"tokens. However, your messages resulted in {size + 1_500} tokens."}})
-        usage = RequestUsage(input_tokens=size + 1_500, output_tokens=10)
-        if (reply := reply_to_library_request(messages, "Pages read so far.", usage=usage)) is not None:
-            return reply
-        sent.append((len(cm.compactions), cm.last_tokens))
-        if len(pages) < PAGES:
-            return ModelResponse(parts=[ToolCallPart("read", {"page": len(pages) + 1})], usage=usage)
-        return ModelResponse(parts=[TextPart("done")], usage=usage)
+        return RequestUsage(input_tokens=size + 1_500, output_tokens=10)
 
-    agent = Agent(FunctionModel(model), capabilities=[cm])
-
-    @agent.tool_plain
-    def read(page: int) -> str:
-        """Read a page of the log."""
-        pages.append(page)
-        return "\n".join(f"page {page} line {k}: worker ok, queue depth {k * 7 % 13}" for k in range(400))
-
-    await agent.run("Read the log.", usage_limits=UsageLimits(request_limit=80))
+    sent = await read_the_log(cm, usage_of, 80)
 
     reactive = [e for e in events if isinstance(e, CompactionEvent) and not e.failed and e.trigger == "reactive"]
     assert reactive, sorted({(e.layer, e.action, e.trigger) for e in events})
