@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 from rich.console import Console
 
@@ -19,18 +20,23 @@ from .test_commands_terminal import answer, session
 WHEN = "2026-03-04 05:06"
 
 
-async def test_history_at_60_columns_keeps_a_compactions_figures_together(tmp_path):
+async def history_at(tmp_path: Path, width: int) -> str:
+    """What `/history` shows at `width` columns after three turns and a /compact."""
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)
         try:
             for q in ("turn a", "turn b", "turn c"):
                 await s.run_turn(q)
             await s.compact()
-            c = Console(width=60, record=True, file=io.StringIO(), force_terminal=False)
+            c = Console(width=width, record=True, file=io.StringIO(), force_terminal=False)
             await dispatch(s, "/history", c)
         finally:
             s.close()
-    out = c.export_text(styles=False)
+    return c.export_text(styles=False)
+
+
+async def test_history_at_60_columns_keeps_a_compactions_figures_together(tmp_path):
+    out = await history_at(tmp_path, 60)
     head = [line.rstrip() for line in out[:out.index("messages (")].splitlines()]
     assert "tokens" not in [line.strip() for line in head], out  # the unit alone on a line
     assert all(len(line) <= 60 for line in head if not line.startswith("  /")), out  # a path is never split
@@ -53,17 +59,7 @@ def test_a_line_that_fits_stays_one_line_and_prose_wraps_under_its_words():
 async def test_history_at_40_columns_keeps_the_archives_heading_in_its_column(tmp_path):
     """'the conversation before it:' wrapped at 40 columns, its 'before it:' back at column 0, where
     the archive's path begins, as if it were part of it."""
-    with FakeOpenAIServer(answer) as server:
-        s = session(tmp_path, server)
-        try:
-            for q in ("turn a", "turn b", "turn c"):
-                await s.run_turn(q)
-            await s.compact()
-            c = Console(width=40, record=True, file=io.StringIO(), force_terminal=False)
-            await dispatch(s, "/history", c)
-        finally:
-            s.close()
-    head = [line.rstrip() for line in c.export_text(styles=False).splitlines()]
+    head = [line.rstrip() for line in (await history_at(tmp_path, 40)).splitlines()]
     at = next(i for i, line in enumerate(head) if line.strip().startswith("the conversation"))
     assert head[at:at + 2] == [" " * 18 + "the conversation", " " * 18 + "before it:"], head
     assert head[at + 2].startswith("  /"), head  # then the path, from the left
