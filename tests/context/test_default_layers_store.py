@@ -15,17 +15,7 @@ from compact_agent.context import CompactionSettings, ContextManager, InMemorySt
 from compact_agent.context.layers.budget import ToolResultBudget
 from compact_agent.context.layers.collapse import ContextCollapse
 
-
-class FolderStore(InMemoryStore):
-    """An `InMemoryStore` with side files in a folder."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.dir = root
-
-    def side_dir(self, name: str) -> Path:
-        (self.dir / name).mkdir(parents=True, exist_ok=True)
-        return self.dir / name
+from .folder_store import FolderStore
 
 
 def _where(layers: list[object]) -> tuple[Path | None, Path | None]:

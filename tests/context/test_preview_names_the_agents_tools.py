@@ -12,20 +12,10 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from compact_agent.context import ContextManager, InMemoryStore
+from compact_agent.context import ContextManager
 from compact_agent.context.layers.previews import build_preview
 
-
-class DirStore(InMemoryStore):
-    """An in-memory history that offers side files, so long results are spilled to them."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.dir = root
-
-    def side_dir(self, name: str) -> Path:
-        (self.dir / name).mkdir(parents=True, exist_ok=True)
-        return self.dir / name
+from .folder_store import FolderStore
 
 
 def notes_sent(tmp_path: Path, tool_name: str, params: str, long_lines: bool) -> list[str]:
@@ -39,7 +29,7 @@ def notes_sent(tmp_path: Path, tool_name: str, params: str, long_lines: bool) ->
         return ModelResponse(parts=[TextPart("done")])
 
     agent: Agent[None, str] = Agent(FunctionModel(model),
-                                    capabilities=[ContextManager(window=16_000, store=DirStore(tmp_path))])
+                                    capabilities=[ContextManager(window=16_000, store=FolderStore(tmp_path))])
     line = "data " * (1_000 if long_lines else 10) + "\n"
 
     @agent.tool_plain
