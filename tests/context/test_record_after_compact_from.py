@@ -25,21 +25,11 @@ from compact_agent.context import Compactor, Limits
 from compact_agent.context.compaction import summary
 from compact_agent.context.compaction.restore import Restorer
 
-
-def _reads(start: int, n: int) -> list[ModelMessage]:
-    out: list[ModelMessage] = []
-    for i in range(start, start + n):
-        out += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{i:02d}.py"}, tool_call_id=f"r{i}")]),
-                ModelRequest(parts=[ToolReturnPart("read_file", f"x_{i} = {i}\n" * 40, tool_call_id=f"r{i}")])]
-    return out
+from .file_reads import no_model, reads
 
 
 async def _from_summary(messages: list[ModelMessage], prompt: str) -> str:
     return "<summary>The model wrote new_wr9.py (VALUE_wr9 = 42) and read six modules.</summary>"
-
-
-async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
-    raise AssertionError("a record asks no model")
 
 
 async def test_a_record_after_compact_from_keeps_its_summary_and_the_head_before_it(tmp_path: Path) -> None:
@@ -51,13 +41,13 @@ async def test_a_record_after_compact_from_keeps_its_summary_and_the_head_before
         ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
                                           tool_call_id="call_1")]),
         ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *_reads(0, 6), ModelResponse(parts=[TextPart("Wrote it.")])]
+        *reads(0, 6), ModelResponse(parts=[TextPart("Wrote it.")])]
     part = await c.compact_partial(history, 2, "from", summarize=_from_summary, archive=lambda: None)
     assert summary.is_summary(part.messages[2]) and not summary.is_summary(part.messages[0])
 
-    later = [*part.messages, ModelRequest(parts=[UserPromptPart("TASK-READALL more")]), *_reads(100, 30),
+    later = [*part.messages, ModelRequest(parts=[UserPromptPart("TASK-READALL more")]), *reads(100, 30),
              ModelResponse(parts=[TextPart("Read.")])]
-    again = await c.compact(later, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    again = await c.compact(later, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     assert again.strategy == "record"
     record = "\n\n".join(summary.records_in(again.messages[0]))
     # The head kept verbatim first, then the --from summary as it was, then the steps since.
@@ -91,14 +81,14 @@ async def test_the_result_merged_into_the_from_message_stays_with_its_call(tmp_p
         ModelResponse(parts=[ToolCallPart("read_file", {"path": "setting_values.py"}, tool_call_id="call_208")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "SETTING = 1\n" * 157, tool_call_id="call_208")]),
         ModelResponse(parts=[TextPart("Read it.")]), ModelRequest(parts=[UserPromptPart("TASK more")]),
-        *_reads(0, 6), ModelResponse(parts=[TextPart("Done.")])]
+        *reads(0, 6), ModelResponse(parts=[TextPart("Done.")])]
     part = await c.compact_partial(history, 3, "from", summarize=_from_summary, archive=lambda: None)
     merged = part.messages[2]
     assert summary.is_summary(merged) and isinstance(merged.parts[0], ToolReturnPart)  # the case at hand
 
-    later = [*part.messages, ModelRequest(parts=[UserPromptPart("TASK-READALL more")]), *_reads(100, 30),
+    later = [*part.messages, ModelRequest(parts=[UserPromptPart("TASK-READALL more")]), *reads(100, 30),
              ModelResponse(parts=[TextPart("Read.")])]
-    again = await c.compact(later, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    again = await c.compact(later, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     assert again.strategy == "record"
     record = "\n\n".join(summary.records_in(again.messages[0]))
     assert 'read_file(path="setting_values.py") -> ok (157 lines)' in record, record

@@ -26,20 +26,14 @@ from compact_agent.context.compaction import summary
 from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.plumbing.markers import is_kept_result
 
+from .file_reads import no_model, reads
+
 WRITE = 'write_file(path="new_wr9.py"'
 READ = 'read_file(path="new_wr9.py"'
 
 
-def _reads(start: int, n: int) -> list[ModelMessage]:
-    out: list[ModelMessage] = []
-    for i in range(start, start + n):
-        out += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{i:02d}.py"}, tool_call_id=f"r{i}")]),
-                ModelRequest(parts=[ToolReturnPart("read_file", f"x_{i} = {i}\n" * 40, tool_call_id=f"r{i}")])]
-    return out
-
-
 def _turn(prompt: str, start: int, n: int) -> list[ModelMessage]:
-    return [ModelRequest(parts=[UserPromptPart(prompt)]), *_reads(start, n),
+    return [ModelRequest(parts=[UserPromptPart(prompt)]), *reads(start, n),
             ModelResponse(parts=[TextPart(f"Read {n} files.")])]
 
 
@@ -64,10 +58,6 @@ def _compactor(tmp_path: Path) -> Compactor:
     return Compactor(Limits.for_window(8_000, 2_000), restorer, hot=lambda call_id: call_id == "call_1")
 
 
-async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
-    raise AssertionError("a record asks no model")
-
-
 def _record(m: ModelMessage) -> str:
     return "\n\n".join(summary.records_in(m))
 
@@ -79,10 +69,10 @@ async def test_each_record_lists_the_models_steps_once_without_the_restores_or_t
         ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
                                           tool_call_id="call_1")]),
         ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *_reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
     records: list[str] = []
     for turn in range(3):
-        result = await compactor.compact(history, summarize=_no_model, archive=lambda: None,
+        result = await compactor.compact(history, summarize=no_model, archive=lambda: None,
                                          prefer_record=lambda n: True)
         assert result.strategy == "record"
         records.append(_record(result.messages[0]))
@@ -111,9 +101,9 @@ async def test_an_appended_update_lists_neither_the_restores_nor_the_kept_calls(
         ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
                                           tool_call_id="call_1")]),
         ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *_reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
-    first = await compactor.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
-    again = await compactor.compact([*first.messages, *_turn("TASK-READALL more", 100, 15)], summarize=_no_model,
+        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+    first = await compactor.compact(history, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
+    again = await compactor.compact([*first.messages, *_turn("TASK-READALL more", 100, 15)], summarize=no_model,
                                     archive=lambda: None, prefer_record=lambda n: True,
                                     prefer_incremental=lambda kept, records: True)
     assert again.event.detail["incremental"] and again.strategy == "record"

@@ -23,16 +23,10 @@ from compact_agent.context import Compactor, Limits
 from compact_agent.context.compaction import ledger
 from compact_agent.context.compaction.restore import Restorer
 
+from .file_reads import reads
+
 RESTORE = {"compact_agent": {"synthetic": "restore"}}
 LISTED = "Files read recently (not restored; read them again if needed): "
-
-
-def _reads(start: int, n: int) -> list[ModelMessage]:
-    out: list[ModelMessage] = []
-    for i in range(start, start + n):
-        out += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{i:02d}.py"}, tool_call_id=f"r{i}")]),
-                ModelRequest(parts=[ToolReturnPart("read_file", f"x_{i} = {i}\n" * 40, tool_call_id=f"r{i}")])]
-    return out
 
 
 def _restore(path: str, call_id: str) -> list[ModelMessage]:
@@ -66,11 +60,11 @@ async def test_the_next_compaction_lists_a_restored_file_as_no_read_of_the_model
         ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
                                           tool_call_id="call_1")]),
         ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *_reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
     first = await compactor.compact(history, summarize=_summary, archive=lambda: None)
     assert any(isinstance(p, ToolCallPart) and p.tool_call_id.startswith("restore_")
                for m in first.messages for p in m.parts)  # written since none before: restored
-    history = [*first.messages, ModelRequest(parts=[UserPromptPart("read more")]), *_reads(100, 4),
+    history = [*first.messages, ModelRequest(parts=[UserPromptPart("read more")]), *reads(100, 4),
                ModelResponse(parts=[TextPart("Read 4 files.")]), ModelRequest(parts=[UserPromptPart("thanks")]),
                ModelResponse(parts=[TextPart("You are welcome.")])]
     second = await compactor.compact(history, summarize=_summary, archive=lambda: None)

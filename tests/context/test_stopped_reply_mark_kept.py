@@ -16,6 +16,8 @@ from compact_agent.context.compaction.cut_replies import UNFINISHED_HEAD
 from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.decisions.fit import STEP_CHARS, _steps
 
+from .file_reads import no_model
+
 PLAN = "Here is the plan for the parser: " + "first split the input into tokens, then " * 30
 
 
@@ -41,16 +43,12 @@ def first_text(messages: list[ModelMessage]) -> str:
     return part.content
 
 
-async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
-    raise AssertionError("a record asks no model")
-
-
 async def _forgetful(messages: list[ModelMessage], prompt: str) -> str:
     return "<summary>The user asked for a parser plan; the assistant planned it, then did six steps.</summary>"
 
 
 async def test_a_record_keeps_the_mark_with_the_reply(tmp_path: Path) -> None:
-    done = await compactor(tmp_path).compact(history(), summarize=_no_model, archive=lambda: None,
+    done = await compactor(tmp_path).compact(history(), summarize=no_model, archive=lambda: None,
                                              prefer_record=lambda n: True)
     assert done.strategy == "record"
     text = first_text(done.messages)

@@ -14,8 +14,6 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     TextPart,
-    ToolCallPart,
-    ToolReturnPart,
     UserPromptPart,
 )
 
@@ -28,6 +26,8 @@ from compact_agent.context.compaction.summary import (
     user_texts,
     users_since,
 )
+
+from .file_reads import no_model, reads
 
 LINE = "message{} after the first (below) left out here (their full text is in the archive)"
 
@@ -65,15 +65,7 @@ def test_nothing_is_said_when_all_fit() -> None:
 
 
 def _turn(prompt: str, start: int, n: int) -> list[ModelMessage]:
-    out: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(prompt)])]
-    for i in range(start, start + n):
-        out += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/m{i:02d}.py"}, tool_call_id=f"r{i}")]),
-                ModelRequest(parts=[ToolReturnPart("read_file", f"x_{i} = {i}\n" * 40, tool_call_id=f"r{i}")])]
-    return [*out, ModelResponse(parts=[TextPart("done")])]
-
-
-async def _no_model(messages: list[ModelMessage], prompt: str) -> str:
-    raise AssertionError("a record asks no model")
+    return [ModelRequest(parts=[UserPromptPart(prompt)]), *reads(start, n), ModelResponse(parts=[TextPart("done")])]
 
 
 async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> None:
@@ -82,17 +74,17 @@ async def test_the_count_outlives_an_incremental_compaction(tmp_path: Path) -> N
     restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
     c = Compactor(Limits.for_window(8_000, 2_000), restorer)
     history = [m for t in range(10) for m in _turn(f"TASK{t} " + "word " * 250, 10 * t, 1)]
-    first = await c.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    first = await c.compact(history, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     n = user_texts(first.messages[:1]).left_out
     assert n and "\n- TASK0 " in text(first.messages[0]) and "\n- TASK1 " not in text(first.messages[0])  # type: ignore[arg-type]
 
-    again = await c.compact([*first.messages, *_turn("NEXT " + "word " * 20, 200, 12)], summarize=_no_model,
+    again = await c.compact([*first.messages, *_turn("NEXT " + "word " * 20, 200, 12)], summarize=no_model,
                             archive=lambda: None, prefer_record=lambda n: True,
                             prefer_incremental=lambda kept, records: True)
     assert again.event.detail.get("incremental") and len(again.messages[0].parts) > 1  # the update joined
     assert user_texts(again.messages[:1]).left_out == n
 
-    third = await c.compact([*again.messages, *_turn("LAST " + "word " * 20, 400, 12)], summarize=_no_model,
+    third = await c.compact([*again.messages, *_turn("LAST " + "word " * 20, 400, 12)], summarize=no_model,
                             archive=lambda: None, prefer_record=lambda n: True,
                             prefer_incremental=lambda kept, records: False)
     said = text(third.messages[0])  # type: ignore[arg-type]
@@ -110,7 +102,7 @@ async def test_a_compact_from_adds_its_count_to_the_one_in_the_head_it_kept(tmp_
     restorer = Restorer(recent_files=lambda: [], reread=lambda p, n: [], resolve=lambda s: tmp_path / s)
     c = Compactor(Limits.for_window(8_000, 2_000), restorer)
     history = [m for t in range(10) for m in _turn(f"TASK{t} " + "word " * 250, 10 * t, 1)]
-    first = await c.compact(history, summarize=_no_model, archive=lambda: None, prefer_record=lambda n: True)
+    first = await c.compact(history, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     older = user_texts(first.messages).left_out
     head = [*first.messages, *_turn("u6", 100, 1)]
     later = [m for t in range(10) for m in _turn(f"MORE{t} " + "word " * 250, 200 + 10 * t, 1)]
