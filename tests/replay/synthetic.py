@@ -1,4 +1,5 @@
-"""Small hand-built transcripts for the replay tests: sizes chosen so thresholds are easy to reason about."""
+"""Small hand-built transcripts for the replay tests: sizes chosen so thresholds are easy to reason about;
+the simulation they are replayed in, and a `Spy` on a strategy's views."""
 
 from __future__ import annotations
 
@@ -66,3 +67,18 @@ def session(turns: list[tuple[str, list[int]]], *, tool: str = "bash", usage: tu
 
 def sim(window: int, tm: TokenModel | None = None, max_output: int = 4_000) -> Sim:
     return Sim(window, tm or TokenModel(), standin_summarize, max_output=max_output)
+
+
+class Spy:
+    """Wraps a strategy and keeps every view it sent."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.views = inner, inner.name, []
+
+    async def step(self, history, s):
+        step = await self.inner.step(history, s)
+        self.views.append(step.view)
+        return step
+
+    async def observe(self, sent, out, response):
+        await self.inner.observe(sent, out, response)

@@ -31,22 +31,7 @@ from compact_agent.replay.retention import user_texts
 from compact_agent.replay.simulate import TokenModel, replay
 
 from ._helpers import results
-from .synthetic import session, sim
-
-
-class Spy:
-    """Wraps a strategy and keeps every view it sent."""
-
-    def __init__(self, inner):
-        self.inner, self.name, self.views = inner, inner.name, []
-
-    async def step(self, history, s):
-        step = await self.inner.step(history, s)
-        self.views.append(step.view)
-        return step
-
-    async def observe(self, sent, out, response):
-        await self.inner.observe(sent, out, response)
+from .synthetic import Spy, session, sim
 
 
 async def run(strategy_cls, transcript, window, **kw):

@@ -26,24 +26,11 @@ from compact_agent.replay.retention import user_texts
 from compact_agent.replay.simulate import replay
 
 from ._helpers import assert_valid_conversation, results
-from .synthetic import session, sim
+from .synthetic import Spy, session, sim
 
 
 def texts(messages) -> str:
     return "\n".join(str(p.content) for m in messages for p in m.parts if hasattr(p, "content"))
-
-
-class Spy:
-    def __init__(self, inner):
-        self.inner, self.name, self.views = inner, inner.name, []
-
-    async def step(self, history, s):
-        step = await self.inner.step(history, s)
-        self.views.append(step.view)
-        return step
-
-    async def observe(self, sent, out, response):
-        await self.inner.observe(sent, out, response)
 
 
 async def run(cls, transcript, window):
