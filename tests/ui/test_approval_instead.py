@@ -25,16 +25,22 @@ def bash_then_told(req) -> Reply:
     return Reply.text("DONE: " + ("refused" if "permission denied" in content else "ran"))
 
 
+def asked_what_instead(term: Terminal) -> int:
+    """`run it` at the prompt, then `n` at bash's approval menu (once its third choice shows): the
+    offset where "what should the model do instead?" is asked."""
+    start = term.prompt()
+    term.type("run it\r")
+    menu = term.read_until("Allow bash?", start)
+    term.read_until("3. No, and tell the model what to do instead", menu)
+    term.type("n")
+    return term.read_until("what should the model do instead?", menu)
+
+
 def test_no_with_an_instruction_in_a_terminal(tmp_path: Path) -> None:
     with FakeOpenAIServer(bash_then_told) as server:
         term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
         try:
-            start = term.prompt()
-            term.type("run it\r")
-            menu = term.read_until("Allow bash?", start)
-            term.read_until("3. No, and tell the model what to do instead", menu)
-            term.type("n")
-            asked = term.read_until("what should the model do instead?", menu)
+            asked = asked_what_instead(term)
             term.type("run make check instead\r")
             done = term.read_until("DONE: told to run make check instead", asked)
             assert "declined; the model is told: run make check instead" in term.text(asked, done)

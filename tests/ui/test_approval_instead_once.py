@@ -12,7 +12,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 from .pty_driver import Terminal
 from .repl_driver import drive
-from .test_approval_instead import bash_then_told
+from .test_approval_instead import asked_what_instead, bash_then_told
 
 TOLD = "declined; the model is told: use echo instead"
 
@@ -28,11 +28,7 @@ def test_the_instruction_is_said_once_in_a_terminal(tmp_path: Path) -> None:
     with FakeOpenAIServer(bash_then_told) as server:
         term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
         try:
-            start = term.prompt()
-            term.type("run it\r")
-            menu = term.read_until("Allow bash?", start)
-            term.type("n")
-            asked = term.read_until("what should the model do instead?", menu)
+            asked = asked_what_instead(term)
             term.type("use echo instead\r")
             done = term.read_until("DONE: told to use echo instead", asked)
             shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", term.text(asked, done))

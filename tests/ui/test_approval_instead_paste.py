@@ -11,6 +11,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_results
 
 from .pty_driver import Terminal
 from .repl_driver import pasted
+from .test_approval_instead import asked_what_instead
 
 STEPS = "".join(f"    step-{i:02d}: do this part of the plan\n" for i in range(40))
 
@@ -28,11 +29,7 @@ def test_a_long_paste_into_what_to_do_instead_shows_as_its_placeholder(tmp_path:
     with FakeOpenAIServer(bash_then_counts) as server:
         term = Terminal(tmp_path, server.base_url, cols=100, rows=40)
         try:
-            start = term.prompt()
-            term.type("run it\r")
-            menu = term.read_until("Allow bash?", start)
-            term.type("n")
-            asked = term.read_until("what should the model do instead?", menu)
+            asked = asked_what_instead(term)
             term.type(pasted(STEPS.replace("\n", "\r")))  # as a terminal sends a paste
             term.read_until("[pasted 40 lines]", asked)
             term.type("\r")
