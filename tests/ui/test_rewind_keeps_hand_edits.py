@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from compact_agent.agent.run.rewinding import FilesNotRestored
+from compact_agent.agent.run.runner import AgentSession
 from compact_agent.agent.tools import edits
 from tests.e2e.test_rewind_after_compaction import editor, session
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -21,16 +22,22 @@ from .repl_driver import drive
 from .test_command_edges import clean, show
 
 
+async def written_twice_then_by_hand(s: AgentSession, line: str) -> Path:
+    """hello.txt at "zero", written "one" then "two" by the agent's turns, then `line` added by hand."""
+    hello = s.cwd / "hello.txt"
+    hello.write_text("zero\n")
+    for word in ("one", "two"):
+        await s.run_turn(f"write {word}")
+    with hello.open("a") as f:
+        f.write(line)
+    return hello
+
+
 async def test_a_rewind_keeps_the_version_changed_by_hand_and_says_where(tmp_path: Path) -> None:
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
         try:
-            hello = s.cwd / "hello.txt"
-            hello.write_text("zero\n")
-            for word in ("one", "two"):
-                await s.run_turn(f"write {word}")
-            with hello.open("a") as f:
-                f.write("# MY PRECIOUS MANUAL LINE\n")
+            hello = await written_twice_then_by_hand(s, "# MY PRECIOUS MANUAL LINE\n")
             out = await show(s, "/rewind 1")
             clean(out)
             assert hello.read_text() == "one\n"
@@ -107,12 +114,7 @@ async def test_a_rewind_whose_files_cannot_be_put_back_names_the_copies_it_made(
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
         try:
-            hello = s.cwd / "hello.txt"
-            hello.write_text("zero\n")
-            for word in ("one", "two"):
-                await s.run_turn(f"write {word}")
-            with hello.open("a") as f:
-                f.write("MINE\n")
+            await written_twice_then_by_hand(s, "MINE\n")
 
             def full(n: int) -> None:
                 raise OSError(errno.ENOSPC, "No space left on device")
