@@ -30,6 +30,21 @@ def _session(tmp_path: Path, server: FakeOpenAIServer, extra_dirs: list[str] | N
                                        settings=Settings(memory_enabled=False, extra_dirs=extra_dirs or [])))
 
 
+async def written_once(s: AgentSession) -> Path:
+    """hello.txt at "zero", then written "one" by the agent's turn."""
+    hello = s.cwd / "hello.txt"
+    hello.write_text("zero\n")
+    await s.run_turn("write one")
+    return hello
+
+
+def agent_wrote(s: AgentSession, path: Path) -> None:
+    """`path` written "agent" in the turn's checkpoint, as the write tools write."""
+    s.checkpoints.before_write(path)
+    path.write_text("agent\n")
+    s.checkpoints.wrote(path, b"agent\n")
+
+
 async def test_the_copy_is_the_version_replaced_a_url_password_in_it_too(tmp_path: Path) -> None:
     """It was written as the session's own files are, redacted: a password the user typed in a URL
     became `***` in the copy, and the rewind then replaced the file: it existed nowhere."""
@@ -37,9 +52,7 @@ async def test_the_copy_is_the_version_replaced_a_url_password_in_it_too(tmp_pat
     with FakeOpenAIServer(editor, api_key=KEY) as server:
         s = _session(tmp_path, server)
         try:
-            hello = s.cwd / "hello.txt"
-            hello.write_text("zero\n")
-            await s.run_turn("write one")
+            hello = await written_once(s)
             hello.write_bytes(mine)
             back = s.rewind(0)
         finally:
@@ -59,9 +72,7 @@ async def test_a_list_that_spells_a_path_otherwise_does_not_lead_the_copy_out(tm
     with FakeOpenAIServer(editor, api_key=KEY) as server:
         s = _session(tmp_path, server)
         try:
-            hello = s.cwd / "hello.txt"
-            hello.write_text("zero\n")
-            await s.run_turn("write one")
+            hello = await written_once(s)
             hello.write_text("one\nMINE\n")
             index = s.store.dir / "checkpoints" / "checkpoints.json"
             listed = json.loads(index.read_text())
@@ -90,12 +101,8 @@ async def test_a_file_outside_the_project_does_not_share_a_name_with_one_in_it(t
     with FakeOpenAIServer(editor, api_key=KEY) as server:
         s = _session(tmp_path, server, extra_dirs=[str(extra)])
         try:
-            hello, there = s.cwd / "hello.txt", extra / "x.txt"
-            hello.write_text("zero\n")
-            await s.run_turn("write one")
-            s.checkpoints.before_write(there)  # as the write tools do, in the turn's checkpoint
-            there.write_text("agent\n")
-            s.checkpoints.wrote(there, b"agent\n")
+            hello, there = await written_once(s), extra / "x.txt"
+            agent_wrote(s, there)
             hello.write_text("mine here\n")
             there.write_text("mine there\n")
             back = s.rewind(0)
@@ -114,12 +121,8 @@ async def test_a_copy_that_fails_leaves_none_and_names_the_file(tmp_path: Path, 
     with FakeOpenAIServer(editor, api_key=KEY) as server:
         s = _session(tmp_path, server)
         try:
-            hello, other = s.cwd / "hello.txt", s.cwd / "b.txt"
-            hello.write_text("zero\n")
-            await s.run_turn("write one")
-            s.checkpoints.before_write(other)  # as the write tools do, in the turn's checkpoint
-            other.write_text("agent\n")
-            s.checkpoints.wrote(other, b"agent\n")
+            hello, other = await written_once(s), s.cwd / "b.txt"
+            agent_wrote(s, other)
             hello.write_text("mine a\n")
             other.write_text("mine b\n")
             real, calls = rewinding.atomic_write_bytes, []
