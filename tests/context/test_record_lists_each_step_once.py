@@ -26,7 +26,7 @@ from compact_agent.context.compaction import summary
 from compact_agent.context.compaction.restore import Restorer
 from compact_agent.context.plumbing.markers import is_kept_result
 
-from .file_reads import no_model, reads
+from .file_reads import no_model, reads, wrote_then_read
 
 WRITE = 'write_file(path="new_wr9.py"'
 READ = 'read_file(path="new_wr9.py"'
@@ -64,12 +64,7 @@ def _record(m: ModelMessage) -> str:
 
 async def test_each_record_lists_the_models_steps_once_without_the_restores_or_the_kept_calls(tmp_path: Path) -> None:
     compactor = _compactor(tmp_path)
-    history: list[ModelMessage] = [
-        ModelRequest(parts=[UserPromptPart("TASK-WRITEREAD wr9 write then read")]),
-        ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
-                                          tool_call_id="call_1")]),
-        ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+    history = wrote_then_read("TASK-WRITEREAD wr9 write then read")
     records: list[str] = []
     for turn in range(3):
         result = await compactor.compact(history, summarize=no_model, archive=lambda: None,
@@ -96,12 +91,7 @@ async def test_each_record_lists_the_models_steps_once_without_the_restores_or_t
 async def test_an_appended_update_lists_neither_the_restores_nor_the_kept_calls(tmp_path: Path) -> None:
     """The compaction message kept as it is (a cache hit) and a record of what came after it appended."""
     compactor = _compactor(tmp_path)
-    history: list[ModelMessage] = [
-        ModelRequest(parts=[UserPromptPart("TASK-WRITEREAD wr9 write then read")]),
-        ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
-                                          tool_call_id="call_1")]),
-        ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+    history = wrote_then_read("TASK-WRITEREAD wr9 write then read")
     first = await compactor.compact(history, summarize=no_model, archive=lambda: None, prefer_record=lambda n: True)
     again = await compactor.compact([*first.messages, *_turn("TASK-READALL more", 100, 15)], summarize=no_model,
                                     archive=lambda: None, prefer_record=lambda n: True,

@@ -23,7 +23,7 @@ from compact_agent.context import Compactor, Limits
 from compact_agent.context.compaction import ledger
 from compact_agent.context.compaction.restore import Restorer
 
-from .file_reads import reads
+from .file_reads import reads, wrote_then_read
 
 RESTORE = {"compact_agent": {"synthetic": "restore"}}
 LISTED = "Files read recently (not restored; read them again if needed): "
@@ -55,12 +55,7 @@ async def test_the_next_compaction_lists_a_restored_file_as_no_read_of_the_model
 
     restorer = Restorer(recent_files=lambda: [written], reread=reread, resolve=lambda s: tmp_path / s)
     compactor = Compactor(Limits.for_window(8_000, 2_000), restorer)
-    history: list[ModelMessage] = [
-        ModelRequest(parts=[UserPromptPart("write new_wr9.py, then read the modules")]),
-        ModelResponse(parts=[ToolCallPart("write_file", {"path": "new_wr9.py", "content": "VALUE_wr9 = 42"},
-                                          tool_call_id="call_1")]),
-        ModelRequest(parts=[ToolReturnPart("write_file", "Wrote new_wr9.py (1 line)", tool_call_id="call_1")]),
-        *reads(0, 30), ModelResponse(parts=[TextPart("Read 30 files.")])]
+    history = wrote_then_read("write new_wr9.py, then read the modules")
     first = await compactor.compact(history, summarize=_summary, archive=lambda: None)
     assert any(isinstance(p, ToolCallPart) and p.tool_call_id.startswith("restore_")
                for m in first.messages for p in m.parts)  # written since none before: restored

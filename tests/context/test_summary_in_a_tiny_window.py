@@ -94,13 +94,9 @@ async def test_a_draft_cut_off_before_its_summary_is_kept_as_the_summary() -> No
     assert len(summary) - len(CUT_OFF) <= cap * 4 and "<analysis>" not in summary
 
 
-async def test_a_retry_after_a_refused_tool_call_is_worded_for_its_own_cap() -> None:
-    """A reply that calls a tool is refused and the summary asked for again, with the call and the
-    refusal in the request: its cap, smaller, may fall under `DRAFT_MIN_CAP` where the first did not.
-    The retry asked for the draft still (the first request's words, and the refusal's), and a model
-    that drafted as asked was cut off before its summary. It asks for the summary alone now."""
-    asked: list[tuple[int, list[str]]] = []  # (max_tokens, the user texts of the request)
-
+def calls_a_tool_first(asked: list[tuple[int, list[str]]]) -> FunctionModel:
+    """A summary model that answers its first request with a tool call (refused), then `SUMMARY`;
+    each request's max_tokens and user texts go to `asked`."""
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         texts = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
                  if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
@@ -108,11 +104,20 @@ async def test_a_retry_after_a_refused_tool_call_is_worded_for_its_own_cap() -> 
         if len(asked) == 1:
             return ModelResponse(parts=[ToolCallPart("read_file", {"path": "notes.md"})])
         return ModelResponse(parts=[TextPart(SUMMARY)])
+    return FunctionModel(model)
 
+
+async def test_a_retry_after_a_refused_tool_call_is_worded_for_its_own_cap() -> None:
+    """A reply that calls a tool is refused and the summary asked for again, with the call and the
+    refusal in the request: its cap, smaller, may fall under `DRAFT_MIN_CAP` where the first did not.
+    The retry asked for the draft still (the first request's words, and the refusal's), and a model
+    that drafted as asked was cut off before its summary. It asks for the summary alone now."""
+    asked: list[tuple[int, list[str]]] = []  # (max_tokens, the user texts of the request)
+    model = calls_a_tool_first(asked)
     def cap(request: Sequence[ModelMessage]) -> int:  # the call and its refusal take 100 tokens of the room
         return DRAFT_MIN_CAP + 50 if len(request) <= 3 else DRAFT_MIN_CAP - 50
 
-    summarize = SharedPrefixSummarizer(FunctionModel(model), output_cap=cap)
+    summarize = SharedPrefixSummarizer(model, output_cap=cap)
     history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Count the words.")]),
                                    ModelResponse(parts=[TextPart("Counting.")])]
     assert await summarize(history, compact_prompt()) == SUMMARY
@@ -128,16 +133,8 @@ async def test_a_retry_under_a_first_cap_without_a_draft_says_its_own_room() -> 
     ("room for about 1,500 tokens"), and the retry, smaller after the refused call, asked for that much
     again with a `max_tokens` of 600: a model writing to the figure was cut off. It says 600 now."""
     asked: list[tuple[int, list[str]]] = []
-
-    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        texts = [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                 if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
-        asked.append(((info.model_settings or {}).get("max_tokens", 0), texts))
-        if len(asked) == 1:
-            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "notes.md"})])
-        return ModelResponse(parts=[TextPart(SUMMARY)])
-
-    summarize = SharedPrefixSummarizer(FunctionModel(model), output_cap=lambda request: 1_500 if len(request) <= 3 else 600)
+    model = calls_a_tool_first(asked)
+    summarize = SharedPrefixSummarizer(model, output_cap=lambda request: 1_500 if len(request) <= 3 else 600)
     await summarize([ModelRequest(parts=[UserPromptPart("Count the words.")]), ModelResponse(parts=[TextPart("Counting.")])],
                     compact_prompt())
     rooms = [(cap, [re.findall(r"room for about ([\d,]+) tokens", text) for text in texts]) for cap, texts in asked]
