@@ -35,6 +35,17 @@ def answer(req: ChatRequest) -> Reply:
     return Reply.text(f"ANSWER to {req.last_user_text()}")
 
 
+async def remembered(home: Path, cwd: Path, server: FakeOpenAIServer) -> None:
+    """The session the `-p` runs continue: one turn, "remember PELICAN", answered and saved."""
+    s = session(home, cwd, server, api_key="k")
+    await s.run_turn("remember PELICAN")
+    await s.aclose()
+
+
+def crash_at(point: str) -> dict[str, str]:
+    return {"COMPACT_AGENT_CRASH_AT": point}
+
+
 def args(server: FakeOpenAIServer, prompt: str, *extra: str) -> list[str]:
     return ["-p", prompt, "--model", "fake-model", "--base-url", server.base_url, "--context-window", "9000",
             "--yes", "--api-key", "k", "--continue", *extra]
@@ -44,11 +55,9 @@ def args(server: FakeOpenAIServer, prompt: str, *extra: str) -> list[str]:
 async def test_an_answer_that_could_not_be_saved_is_shown_and_said(tmp_path: Path, zygote: Zygote, fmt: str) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(answer) as server:
-        s = session(home, cwd, server, api_key="k")
-        await s.run_turn("remember PELICAN")
-        await s.aclose()
-        full = cli(home, cwd, *args(server, "second", "--output-format", fmt),
-                   env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"}, zygote=zygote)
+        await remembered(home, cwd, server)
+        full = cli(home, cwd, *args(server, "second", "--output-format", fmt), env=crash_at("append.partial:3:enospc"),
+                   zygote=zygote)
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
         sent = user_messages(server.requests[-1])
         said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
@@ -76,11 +85,8 @@ async def test_a_disk_that_stays_full_leaves_no_mark_and_the_next_run_says_no_mo
         tmp_path: Path, zygote: Zygote) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(answer) as server:
-        s = session(home, cwd, server, api_key="k")
-        await s.run_turn("remember PELICAN")
-        await s.aclose()
-        full = cli(home, cwd, *args(server, "second"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:3+:enospc"},
-                   zygote=zygote)
+        await remembered(home, cwd, server)
+        full = cli(home, cwd, *args(server, "second"), env=crash_at("append.partial:3+:enospc"), zygote=zygote)
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
     assert full.code == 1 and full.stdout == "ANSWER to second\n", full.stderr
     assert full.stderr_lines()[-1].endswith(RECEIVED), full.stderr
@@ -105,11 +111,8 @@ async def test_tool_calls_whose_results_could_not_be_saved_are_named_in_the_line
     the message 'got no answer saved', and the model read that the turn 'ended before an answer'."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(work) as server:
-        s = session(home, cwd, server, api_key="k")
-        await s.run_turn("remember PELICAN")
-        await s.aclose()
-        full = cli(home, cwd, *args(server, "go"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:3:enospc"},
-                   zygote=zygote)
+        await remembered(home, cwd, server)
+        full = cli(home, cwd, *args(server, "go"), env=crash_at("append.partial:3:enospc"), zygote=zygote)
         requests = len(server.requests)
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
         said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
@@ -137,11 +140,8 @@ async def test_an_answer_to_tool_results_that_could_not_be_saved_is_said_as_answ
     read '[compact-agent: this turn ended before an answer …]' after those results. It had answered."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     with FakeOpenAIServer(work) as server:
-        s = session(home, cwd, server, api_key="k")
-        await s.run_turn("remember PELICAN")
-        await s.aclose()
-        full = cli(home, cwd, *args(server, "go"), env={"COMPACT_AGENT_CRASH_AT": "append.partial:4:enospc"},
-                   zygote=zygote)
+        await remembered(home, cwd, server)
+        full = cli(home, cwd, *args(server, "go"), env=crash_at("append.partial:4:enospc"), zygote=zygote)
         again = cli(home, cwd, *args(server, "third"), zygote=zygote)
         said = [message_text(m) for m in server.requests[-1].messages if m["role"] == "assistant"]
     assert full.code == 1 and full.stdout == "ANSWER to go\n", full.stderr
