@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application.current import get_app_session
+from prompt_toolkit.application.current import create_app_session, get_app_session
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
@@ -295,13 +296,13 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         print(f"compact-agent: no prompt history this session: {describe_error(e)}", file=sys.stderr)
         history = None
     paste_keys = PasteKeys(clock)
-    quiet_cursor(io.get("output"))
-    session: PromptSession[str] = PromptSession(
-        history=RedactedHistory(str(history), pastes, session_id) if history is not None else InMemoryHistory(),
-        completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
-        bottom_toolbar=toolbar,
-        key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
-        prompt_continuation="  ", **io)
+    with dumb_terminal_output(io.get("output")):  # the output the session keeps, made as it is
+        session: PromptSession[str] = PromptSession(
+            history=RedactedHistory(str(history), pastes, session_id) if history is not None else InMemoryHistory(),
+            completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
+            bottom_toolbar=toolbar,
+            key_bindings=key_bindings(on_expand, pastes, paste_keys), multiline=True, complete_while_typing=False,
+            prompt_continuation="  ", **io)
     paste_keys.watch(session.app, pastes)  # a large paste that comes as keys held too
     if pastes is not None:
         pastes.elsewhere = history_lines(history) if history is not None else list  # a line brought back is none of its placeholders
@@ -309,13 +310,29 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
     return session
 
 
-def quiet_cursor(output: Any) -> None:
-    """In a dumb terminal (TERM=dumb) prompt_toolkit prompts with plain text, but the prompt it sets
-    up first told the terminal to show the cursor (`\\x1b[?12l\\x1b[?25h`), printed there before the
-    first prompt: the output is taken to show it already, so nothing is sent."""
-    out = output if output is not None else get_app_session().output
-    if isinstance(out, Vt100_Output) and is_dumb_terminal(out.term or ""):
-        out._cursor_visible = True  # noqa: SLF001 - what show_cursor checks before it writes
+class CursorlessOutput(Vt100_Output):
+    """A dumb terminal's output: it has no cursor to show or hide, so nothing is sent for one."""
+
+    def show_cursor(self) -> None:
+        return None
+
+    def hide_cursor(self) -> None:
+        return None
+
+
+def dumb_terminal_output(output: Any) -> contextlib.AbstractContextManager[Any]:
+    """Where the prompt is made for a dumb terminal (TERM=dumb): prompt_toolkit then prompts with
+    plain text, but the prompt's application, made first, tells its output to show the cursor
+    (`\\x1b[?12l\\x1b[?25h`), printed there before the first prompt. The prompt is made with a
+    `CursorlessOutput` on the terminal instead, through prompt_toolkit's own `create_app_session`
+    (an output passed to the prompt itself would turn its plain-text prompt off), which leaves the
+    output other questions use as it was. A given `output` (a test's pipe) is kept."""
+    default = get_app_session().output
+    if output is not None or not isinstance(default, Vt100_Output) or not is_dumb_terminal(default.term or ""):
+        return contextlib.nullcontext()
+    cursorless = CursorlessOutput(default.stdout, default.get_size, term=default.term,
+                                  default_color_depth=default.default_color_depth, enable_bell=default.enable_bell)
+    return create_app_session(input=get_app_session().input, output=cursorless)
 
 
 def paste_binding(kb: KeyBindings, pastes: Pastes) -> None:
