@@ -26,6 +26,7 @@ from typing import Literal
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
+from .deny_rules import covering_rule
 from .names import as_named, folded, lone_surrogate
 
 Mode = Literal["ask", "yes", "deny"]
@@ -266,15 +267,9 @@ class Permissions:
         return any(is_within(resolved, r) for r in (self.cwd, *self.extra_dirs))
 
     def deny_rule(self, resolved: Path) -> str | None:
-        """The deny_paths rule that matches `resolved` (or a name found in a resolved folder), else None."""
-        names = [str(resolved)]
-        if is_within(resolved, self.cwd):
-            names.append(resolved.relative_to(self.cwd).as_posix())
-        names = [folded(n) for n in (*names, resolved.name)]  # `.ENV` is `.env` where case is ignored
-        for pat in self.deny_paths:
-            if any(fnmatch.fnmatchcase(n, folded(pat)) for n in names):
-                return pat
-        return None
+        """The deny_paths rule that covers `resolved` (or a name found in a resolved folder): one
+        matching it or a folder above it in the working directory or a granted dir; else None."""
+        return covering_rule(self.deny_paths, resolved, self.cwd, (self.cwd, *self.extra_dirs))
 
     def _bash_rule(self, command: str) -> tuple[str, str] | None:
         """('deny'|'allow', pattern) for the rule that decides `command`, or None to fall through.
