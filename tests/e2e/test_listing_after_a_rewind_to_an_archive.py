@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
-from compact_agent.config import Settings
 from compact_agent.session import listing
 from compact_agent.ui.sessions_list import first_prompt, resumed_size
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text
 
 from .scripted import is_notes_request, is_summary_request
+from .test_rewind_after_compaction import session, written_twice_and_compacted
 
 WORDS = " lorem ipsum dolor sit amet" * 120  # answers long enough for /compact to be worth it
 
@@ -38,22 +37,10 @@ def editor(req: ChatRequest) -> Reply:
     return Reply.text("DONE: " + (results[-1] if results else " | ".join(users)) + WORDS)
 
 
-def session(tmp_path: Path, server: FakeOpenAIServer) -> AgentSession:
-    cwd = tmp_path / "project"
-    cwd.mkdir(exist_ok=True)
-    return AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
-                                       permission_mode="yes", home=tmp_path / "home",
-                                       settings=Settings(memory_enabled=False)))
-
-
 async def written_twice_compacted_and_rewound(s: AgentSession) -> None:
     """hello.txt at "zero"; "write one", "write two", /compact, one more turn, /rewind 1: the
     conversation is the one before "write two", from the archive."""
-    hello = s.cwd / "hello.txt"
-    hello.write_text("zero\n")
-    for word in ("one", "two"):
-        await s.run_turn(f"write {word}")
-    await s.compact()
+    hello, _ = await written_twice_and_compacted(s)
     await s.run_turn("write three")
     back = s.rewind(1)
     assert "the compaction is undone" in back.conversation and hello.read_text() == "one\n"
@@ -80,10 +67,7 @@ async def test_from_the_archive_of_a_second_compaction_the_first_ones_messages_s
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
         try:
-            (s.cwd / "hello.txt").write_text("zero\n")
-            for word in ("one", "two"):
-                await s.run_turn(f"write {word}")
-            await s.compact()
+            await written_twice_and_compacted(s)
             await s.run_turn("write three")
             await s.compact()
             await s.run_turn("write four")

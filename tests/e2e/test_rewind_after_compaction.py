@@ -89,12 +89,27 @@ def session(tmp_path: Path, server: FakeOpenAIServer, settings: Settings | None 
                                        settings=settings or Settings(memory_enabled=False), **kw))
 
 
-async def written_twice_and_compacted(s: AgentSession) -> tuple[Path, Path | None]:
-    """hello.txt at "zero", then "write one", "write two" and /compact: the file and the archive."""
+def resumed(tmp_path: Path, server: FakeOpenAIServer, sid: str) -> list[str]:
+    """The prompts of session `sid` as a session that resumes it holds them."""
+    s = session(tmp_path, server, session_id=sid)
+    try:
+        return prompts(s.messages)
+    finally:
+        s.close()
+
+
+async def written_twice(s: AgentSession) -> Path:
+    """hello.txt at "zero", then "write one" and "write two": the file."""
     hello = s.cwd / "hello.txt"
     hello.write_text("zero\n")
     for word in ("one", "two"):
         await s.run_turn(f"write {word}")
+    return hello
+
+
+async def written_twice_and_compacted(s: AgentSession) -> tuple[Path, Path | None]:
+    """hello.txt at "zero", then "write one", "write two" and /compact: the file and the archive."""
+    hello = await written_twice(s)
     return hello, (await s.compact()).archive
 
 

@@ -18,7 +18,7 @@ import pytest
 from compact_agent import crashpoints
 from compact_agent.error_text import describe_error
 from compact_agent.session.store import load_session_file
-from tests.e2e.test_rewind_after_compaction import prompts, session
+from tests.e2e.test_rewind_after_compaction import prompts, resumed, session
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from .harness import temp_files
@@ -60,8 +60,4 @@ async def test_a_changed_history_that_cannot_be_archived_stops_the_turn_and_keep
         assert live == ["one", "four"]
         assert prompts(load_session_file(s.store.path).messages) == live
         assert prompts(load_session_file(archive).messages) == ["one", "two", "three"]  # kept, not lost
-        resumed = session(tmp_path, server, session_id=sid)
-        try:
-            assert prompts(resumed.messages) == live
-        finally:
-            resumed.close()
+        assert resumed(tmp_path, server, sid) == live

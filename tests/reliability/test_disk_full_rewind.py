@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from compact_agent import crashpoints
-from compact_agent.agent.run.runner import AgentSession
 from compact_agent.error_text import describe_error
 from compact_agent.session.store import load_session_file
-from tests.e2e.test_rewind_after_compaction import editor, prompts, session
+from tests.e2e.test_rewind_after_compaction import editor, prompts, resumed, session, written_twice
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from .harness import temp_files
@@ -30,22 +29,6 @@ from .harness import temp_files
 def disarm() -> Iterator[None]:
     yield
     crashpoints.configure("")
-
-
-async def written_twice(s: AgentSession) -> Path:
-    hello = s.cwd / "hello.txt"
-    hello.write_text("zero\n")
-    for word in ("one", "two"):
-        await s.run_turn(f"write {word}")
-    return hello
-
-
-def resumed(tmp_path: Path, server: FakeOpenAIServer, sid: str) -> list[str]:
-    s = session(tmp_path, server, session_id=sid)
-    try:
-        return prompts(s.messages)
-    finally:
-        s.close()
 
 
 async def test_a_rewind_that_cannot_archive_the_session_changes_nothing(tmp_path: Path) -> None:

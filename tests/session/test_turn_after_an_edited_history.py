@@ -16,7 +16,7 @@ import pytest
 from compact_agent import crashpoints
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.session.store import load_session_file
-from tests.e2e.test_rewind_after_compaction import prompts, session
+from tests.e2e.test_rewind_after_compaction import prompts, resumed, session
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 
@@ -35,14 +35,6 @@ async def three_turns_saved(tmp_path: Path, server: FakeOpenAIServer) -> str:
     try:
         await three_turns(s)
         return s.session_id
-    finally:
-        s.close()
-
-
-def resumed(tmp_path: Path, server: FakeOpenAIServer, sid: str) -> list[str]:
-    s = session(tmp_path, server, session_id=sid)
-    try:
-        return prompts(s.messages)
     finally:
         s.close()
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from compact_agent.agent.run.rewinding import FilesNotRestored
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.agent.tools import edits
-from tests.e2e.test_rewind_after_compaction import editor, session
+from tests.e2e.test_rewind_after_compaction import editor, session, written_twice
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from .repl_driver import drive
@@ -24,10 +24,7 @@ from .test_command_edges import clean, show
 
 async def written_twice_then_by_hand(s: AgentSession, line: str) -> Path:
     """hello.txt at "zero", written "one" then "two" by the agent's turns, then `line` added by hand."""
-    hello = s.cwd / "hello.txt"
-    hello.write_text("zero\n")
-    for word in ("one", "two"):
-        await s.run_turn(f"write {word}")
+    hello = await written_twice(s)
     with hello.open("a") as f:
         f.write(line)
     return hello
