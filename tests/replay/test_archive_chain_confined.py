@@ -57,6 +57,20 @@ def calls(path: Path) -> list[str]:
     return [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)]
 
 
+def loaded_apart(session: Path) -> list[str]:
+    """The warnings of `load_transcript(session)` in a process of its own: a pipe opened would wait
+    for a writer for ever, not hang the suite."""
+    load = ("import json, sys; from pathlib import Path; from compact_agent.replay.importers import load_transcript; "
+            "print(json.dumps(load_transcript(Path(sys.argv[1])).warnings))")
+    try:
+        done = subprocess.run([sys.executable, "-c", load, str(session)], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the load was still waiting on the pipe after 30 s")
+    assert done.returncode == 0, done.stderr
+    warnings: list[str] = json.loads(done.stdout)
+    return warnings
+
+
 def note(path: Path, archive: str, why: str) -> str:
     return (f"{path.name}: the archive before a full compaction ({archive}) is not followed: {why}; "
             "replaying from the compacted history")
@@ -123,14 +137,7 @@ def test_a_pipe_in_place_of_an_archive_is_not_opened(tmp_path: Path) -> None:
     pipe = tmp_path / "compact-history" / f"s1-{STAMP.format(1)}.jsonl"
     os.mkfifo(pipe)
     session = compacted(tmp_path, "s1.jsonl", str(pipe), 1)
-    load = ("import json, sys; from pathlib import Path; from compact_agent.replay.importers import load_transcript; "
-            "print(json.dumps(load_transcript(Path(sys.argv[1])).warnings))")
-    try:  # in a process of its own: a pipe opened would wait for a writer for ever, not hang the suite
-        done = subprocess.run([sys.executable, "-c", load, str(session)], capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the load was still waiting on the pipe after 30 s")
-    assert done.returncode == 0, done.stderr
-    assert note(session, str(pipe), "it is not a regular file (a pipe, a device or a folder)") in json.loads(done.stdout)
+    assert note(session, str(pipe), "it is not a regular file (a pipe, a device or a folder)") in loaded_apart(session)
 
 
 def long_chain(folder: Path) -> tuple[Path, list[str]]:
