@@ -1,8 +1,14 @@
 """Shared checks for the replay tests: the validity contract every imported conversation must meet,
-and the parts of a conversation the tests look at."""
+the parts of a conversation the tests look at, and `printed_apart` for code that may open a pipe."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -59,3 +65,14 @@ def assert_valid_conversation(messages: list[ModelMessage]) -> None:
 def assert_repair_is_noop(messages: list[ModelMessage]) -> None:
     repaired = repair_messages(messages)
     assert ModelMessagesTypeAdapter.dump_json(repaired) == ModelMessagesTypeAdapter.dump_json(messages)
+
+
+def printed_apart(program: str, arg: str, doing: str) -> Any:
+    """The JSON `python -c program arg` prints, run in a process of its own: a pipe it opened would
+    wait for a writer for ever, and fail the test (`doing` was still waiting) rather than hang the suite."""
+    try:
+        done = subprocess.run([sys.executable, "-c", program, arg], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{doing} was still waiting on the pipe after 30 s")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

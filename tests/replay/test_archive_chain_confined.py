@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from compact_agent.replay import _compact_agent
 from compact_agent.replay.importers import load_transcript
 from compact_agent.session.store import SessionStore
 
+from ._helpers import printed_apart
 from .test_cli_analyze import cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks")
@@ -58,16 +58,10 @@ def calls(path: Path) -> list[str]:
 
 
 def loaded_apart(session: Path) -> list[str]:
-    """The warnings of `load_transcript(session)` in a process of its own: a pipe opened would wait
-    for a writer for ever, not hang the suite."""
+    """The warnings of `load_transcript(session)`, in a process of its own (`printed_apart`)."""
     load = ("import json, sys; from pathlib import Path; from compact_agent.replay.importers import load_transcript; "
             "print(json.dumps(load_transcript(Path(sys.argv[1])).warnings))")
-    try:
-        done = subprocess.run([sys.executable, "-c", load, str(session)], capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the load was still waiting on the pipe after 30 s")
-    assert done.returncode == 0, done.stderr
-    warnings: list[str] = json.loads(done.stdout)
+    warnings: list[str] = printed_apart(load, str(session), "the load")
     return warnings
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from compact_agent.replay.finding import FindError, find_files
 
+from ._helpers import printed_apart
 from .test_cli_analyze import cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks")
@@ -228,8 +229,6 @@ def test_a_pipe_named_as_a_session_beside_the_files_sessions_share_is_not_opened
     be of, to tell whether they are ours: a pipe named `*.jsonl` there was opened to read, and the
     search waited for a writer for ever. It is skipped, as a pipe anywhere else is. The search runs in a
     process of its own, so that the wait would fail this test rather than hang the suite."""
-    import subprocess
-
     (tmp_path / "chat.json").write_text(json.dumps(CHAT))
     if beside == "sent_prompts":
         (tmp_path / "sent_prompts").mkdir()
@@ -240,12 +239,7 @@ def test_a_pipe_named_as_a_session_beside_the_files_sessions_share_is_not_opened
         os.mkfifo(tmp_path / "z.jsonl")
     search = ("import json, sys; from pathlib import Path; from compact_agent.replay.finding import find_files; "
               "found = find_files([Path(sys.argv[1])]); print(json.dumps([[str(f) for f in found.files], found.notes]))")
-    try:
-        done = subprocess.run([sys.executable, "-c", search, str(tmp_path)], capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the search was still waiting on the pipe after 30 s")
-    assert done.returncode == 0, done.stderr
-    files, notes = json.loads(done.stdout)
+    files, notes = printed_apart(search, str(tmp_path), "the search")
     pipe = tmp_path / ("s1.jsonl" if beside == "sent_prompts" else "z.jsonl")
     assert notes == [f"skipped {pipe}: not a regular file or a folder (a pipe or a device: not read)"]
     side = tmp_path / ("sent_prompts/s1.jsonl" if beside == "sent_prompts" else "prompt_history")
