@@ -30,6 +30,7 @@ from rich.text import Text
 from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, Instead
 from . import cells
 from .answer_enter import AnswerEnter
+from .folded_lines import hanging
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -312,25 +313,6 @@ def shown_whole(tool: str, body: str) -> str:
     cut = cut if cut > 0 else DIFF_SHOWN_CHARS
     left = body[cut:].strip("\n").count("\n") + 1
     return f"{body[:cut]}\n… {left:,} more line{'s' if left != 1 else ''} of the change not shown"
-
-
-def hanging(body: str, console: Console) -> Text:
-    """The command or diff under the question, four columns in; a line too long for the terminal
-    goes on under it after a dim `↳` in the diff's marker column, so a wrapped diff line never
-    starts at column 0 and reads as a line of its own, or one outside the diff (a context line's
-    own indentation looks like plain indentation would)."""
-    width = max(20, console.width - 6)
-    out = Text()
-    for line in body.splitlines():
-        parts = Text(line).wrap(console, width, overflow="fold", no_wrap=False) if len(line) > width else [Text(line)]
-        for n, part in enumerate(parts):
-            if out:
-                out.append("\n")
-            out.append("    ")
-            if n:
-                out.append("↳ ", style="dim")
-            out.append(part.plain.rstrip() if n < len(parts) - 1 else part.plain)
-    return out
 
 
 def _menu_answer(picked: str) -> Answer:
