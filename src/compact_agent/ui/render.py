@@ -275,9 +275,10 @@ def _parser() -> Any:
 
 
 def fenced_parts(block: str) -> list[tuple[str, Any]]:
-    """A block of an answer cut where a fenced code block stands at its top level (not in a list
-    or a quote): `(text, None)` for markdown, `(text, token)` for the code, `token` markdown-it's
-    fence (its `info` names the language, its `content` is the code)."""
+    """A block of an answer cut where a fenced code block stands at its top level (one in a list
+    or a quote stays in rich's layout, its lines whole: whole_code.py): `(text, None)` for
+    markdown, `(text, token)` for the code, `token` markdown-it's fence (its `info` names the
+    language, its `content` is the code)."""
     block = visible(block)  # as `markdown` parses it: a `\r` is no line break of the parser's
     lines = block.split("\n")
     parts: list[tuple[str, Any]] = []
@@ -294,18 +295,6 @@ def fenced_parts(block: str) -> list[tuple[str, Any]]:
     return parts
 
 
-def code_lines(fence: Any, theme: str) -> list[Text]:
-    """A fenced code block's lines, highlighted as rich's markdown highlights them (its language
-    from the fence, `theme`), each whole: rich wrapped a long line at the width with a line break
-    and padded it with spaces, so code copied from the terminal came with a newline inside an
-    expression. The view prints them for the terminal to wrap (turn_view.py)."""
-    from rich.syntax import Syntax
-
-    code = visible(str(fence.content).rstrip()).expandtabs(4)
-    lexer = str(fence.info or "").partition(" ")[0] or "text"
-    return list(Syntax(code, lexer, theme=theme).highlight(code + "\n").split("\n"))
-
-
 @functools.cache
 def _answer_markdown() -> Any:
     """rich's `Markdown` with every heading at the left: rich centres a `# Title`, which then stood
@@ -314,6 +303,8 @@ def _answer_markdown() -> Any:
     from rich.markdown import Heading, TableElement
     from rich.markdown import Markdown as RichMarkdown
 
+    from .whole_code import marked_code_block
+
     class LeftHeading(Heading):
         LEVEL_ALIGN = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
@@ -321,8 +312,11 @@ def _answer_markdown() -> Any:
         def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
             yield from _records_table(self, console, options, super().__rich_console__(console, options))
 
+    code = marked_code_block()  # a code block's lines whole, where its caller asks (whole_code.py)
+
     class Answer(RichMarkdown):
-        elements = {**RichMarkdown.elements, "heading_open": LeftHeading, "table_open": RecordsTable}
+        elements = {**RichMarkdown.elements, "heading_open": LeftHeading, "table_open": RecordsTable,
+                    "fence": code, "code_block": code}
 
     return Answer
 

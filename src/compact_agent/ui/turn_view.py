@@ -119,7 +119,7 @@ class TurnView:
         marker on the one above where it begins the answer), each line printed whole for the terminal
         to wrap: laid out in the answer's column, a long line was broken with a line break and
         padded with spaces, and copied from the terminal so, the code no longer ran."""
-        from .render import code_lines
+        from .whole_code import code_lines
 
         self.console.print(Text("⏺" if not self.marked else "", style="bold"))
         for line in code_lines(fence, "ansi_dark"):
@@ -131,6 +131,7 @@ class TurnView:
         from rich.table import Table
 
         from .render import markdown
+        from .whole_code import CodeMarks, Whole
 
         if not text.strip():
             return
@@ -140,10 +141,14 @@ class TurnView:
         row.add_column(width=1, no_wrap=True)
         row.add_column()
         ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
-        body = _Trimmed(markdown(text.strip("\n"), code_theme="ansi_dark"), keep_top=_starts_with_fence(text),
-                        keep_bottom=ends_in_code)
+        md = markdown(text.strip("\n"), code_theme="ansi_dark")
+        marks = md.code_marks = CodeMarks()  # code in a list or a quote, its lines whole (whole_code.py)
+        body = _Trimmed(md, keep_top=_starts_with_fence(text), keep_bottom=ends_in_code)
         row.add_row(Text("⏺" if not self.marked else " ", style="bold"), body)
-        self.console.print(row)
+        if any(token.type in ("fence", "code_block") for token in md.parsed):
+            self.console.print(Whole(row, marks), soft_wrap=True)
+        else:
+            self.console.print(row)
         self.marked = self.answered = True
         self.ends_in_code = ends_in_code
 
