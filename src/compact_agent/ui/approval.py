@@ -9,7 +9,8 @@ course in the same turn, with no need to stop the turn and type a new message.
 
 The menu is a small prompt_toolkit application run in its own thread: the tool that asks is
 synchronous (it holds the event loop), and a prompt_toolkit app needs a loop of its own.
-Without a terminal (tests, a pipe) the question falls back to one typed line.
+Without a terminal (tests, a pipe), or in a dumb one (TERM=dumb), the question falls back to one
+typed line.
 
 The REPL's own yes/no questions (`/rewind N`, `/compact --preview`) take one key the same way
 (`yes_no`). An Enter typed right after the key goes with the answer (answer_enter.py).
@@ -261,7 +262,12 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
     question is up, and what it yields hands the terminal to the question (cooked mode, no key
     reader) once it is laid out: keys typed before then are typed ahead, not an answer
     (`InterruptKeys.hand_over`). `clock`, the REPL's, tells the keys of a paste from typing
-    (paste_keys.py)."""
+    (paste_keys.py). A dumb terminal (TERM=dumb: an editor's shell buffer) gets the typed
+    question: the menu is drawn with escape sequences, which it prints as they are."""
+    if use_menu and output is None:
+        from prompt_toolkit.utils import is_dumb_terminal
+
+        use_menu = not is_dumb_terminal()
 
     def ask(tool: str, detail: str) -> Answer | Instead:
         with paused() as hand_over:
