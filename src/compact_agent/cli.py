@@ -44,6 +44,7 @@ from .cli_strategies import AnalyzeCommand
 from .cli_warnings import route_library_warnings
 from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
+from .terminal_text import fit_streams
 from .ui.typeahead import quiet_typeahead
 from .ui.visible import visible
 from .words import quoted
@@ -106,8 +107,6 @@ def main_command(
     with quiet_typeahead(not print_ and query != "-"):
         _main(print_, query, model, base_url, api_key, context_window, yes, continue_, resume, output_format, cwd,
               add_dir, allowed_tools, max_turns, append_system_prompt, verbose, prices)
-
-
 
 
 def _main(print_: bool, query: str | None, model: str | None, base_url: str | None, api_key: str | None,
@@ -380,6 +379,7 @@ def analyze_command(
 
 def main() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    fit_streams(sys.argv[1:])  # a locale that is not UTF-8: every character written and typed (terminal_text.py)
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # our terminal, our output
     from .pipes import guarded_output
 
