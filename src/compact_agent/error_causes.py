@@ -82,8 +82,20 @@ _PATH = re.compile(r"(?<![^\s(\"'`])~?/[^\s\"'`]*[^\s\"'`).,;:]")
 
 
 def first_line(e: BaseException) -> str:
+    if isinstance(e, UnicodeEncodeError):  # Python's "'utf-8' codec can't encode character '\\udce9' in position 3"
+        return unencodable(e)
     lines = str(e).strip().splitlines()
     return bounded(lines[0] if lines else "unexpected error")
+
+
+def unencodable(e: UnicodeEncodeError) -> str:
+    """'the text holds a character that cannot be written as UTF-8 (\\udce9 at character 4: a byte that
+    was not UTF-8 text)': a request, a file or a stream that met a character its encoding lacks."""
+    ch = e.object[e.start:e.start + 1]
+    what = ch.encode("ascii", "backslashreplace").decode()
+    why = ": a byte that was not UTF-8 text" if "\ud800" <= ch <= "\udfff" else ""
+    return (f"the text holds a character that cannot be written as {e.encoding.upper()} ({what} at character "
+            f"{e.start + 1}{why})")
 
 
 def bounded(line: str, limit: int = LINE_LIMIT) -> str:
@@ -315,6 +327,8 @@ def reply_unreadable(e: BaseException) -> str | None:
     if isinstance(e, UnexpectedModelBehavior) and str(e).startswith("Invalid response"):
         return _ANOTHER_SHAPE  # a reply not streamed, checked by pydantic: "1 validation error for ChatCompletion"
     if not isinstance(e, (AttributeError, TypeError, KeyError, IndexError, ValueError)):
+        return None
+    if isinstance(e, UnicodeEncodeError):  # text of ours the request could not carry: reading a reply decodes
         return None
     reader = False
     tb = e.__traceback__
