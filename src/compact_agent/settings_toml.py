@@ -1,9 +1,15 @@
 """Reading one config file: its TOML table, or one line saying why it cannot be read (not a
 regular file, too large, not UTF-8, not TOML, with a hint when a bare word wants quotes). The
-settings themselves: settings_file.py."""
+settings themselves: settings_file.py.
+
+A file an editor saved with UTF-8's byte-order mark (Notepad's "UTF-8 with BOM") is read without
+it: the mark was read as TOML, `Invalid statement (at line 1, column 1)`. One saved as UTF-16 or
+UTF-32 is said to be that (by its mark, or UTF-16 by a zero in every other byte of its first ones,
+as ASCII text in UTF-16 has), not `not UTF-8 text (byte 0)` alone."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import sys
@@ -26,8 +32,13 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
     point = f" (named by {named_by}: point it at a config file, or unset it)" if named_by else ""
     text = ""
     try:
-        text = read_capped(path, cap).decode("utf-8")
+        data = read_capped(path, cap)
+        if (other := wide_encoding(data)) is not None:
+            raise SettingsError(f"{path}: not UTF-8 text (byte 0): {other}; save it as UTF-8{point}")
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
         return tomllib.loads(text)
+    except SettingsError:  # (a ValueError, which a number too long is below)
+        raise
     except FileNotFoundError:
         return {}
     except NotRegular:
@@ -45,6 +56,23 @@ def read_toml(path: Path, cap: int = MAX_CONFIG_BYTES, named_by: str = "") -> di
         raise SettingsError(f"{path}: {too_long(text)}{f' (named by {named_by})' if named_by else ''}") from None
     except OSError as e:
         raise SettingsError(f"{path}: cannot read ({e.strerror or e}){point}") from None
+
+
+#: Byte-order marks of the encodings a config file is not in, UTF-32's first (UTF-32LE's begins with UTF-16LE's).
+_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
+          (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """Where `data` is UTF-16 or UTF-32 text, the words that say so; else None."""
+    for mark, name in _MARKS:
+        if data.startswith(mark):
+            return f"it begins with {name}'s byte-order mark, as a file saved as {name} does"
+    head = data[:64 if len(data) >= 64 else len(data) & ~1]  # whole pairs
+    for zeros, others in ((head[1::2], head[0::2]), (head[0::2], head[1::2])):  # little-endian, big-endian
+        if len(zeros) >= 2 and zeros.count(0) * 2 >= len(zeros) and 0 not in others:
+            return "every other byte is zero, as in UTF-16 text without a byte-order mark"
+    return None
 
 
 _AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
