@@ -139,7 +139,7 @@ class TurnView:
             self.console.print()  # the blank line between two blocks (a code block's padding is one)
         row = Table.grid(padding=(0, 1))
         row.add_column(width=1, no_wrap=True)
-        row.add_column()
+        row.add_column(overflow="fold")  # a word longer than the column (CJK prose, a URL) folds, not cut with "…"
         ends_in_code = text.rstrip().endswith(("```", "~~~"))  # rich pads a code block with a blank line
         md = markdown(text.strip("\n"), code_theme="ansi_dark")
         marks = md.code_marks = CodeMarks()  # code in a list or a quote, its lines whole (whole_code.py)
