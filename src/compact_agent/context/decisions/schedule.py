@@ -85,22 +85,22 @@ class Schedule(ScheduleState):
 
     def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a
-        window the fixed part nearly fills, another would cost a summary and free nothing. Nor does
-        one help when the system prompt and tools with a summary alone exceed the window: the
-        request cannot fit whatever the history holds, and the summary would be paid for nothing;
-        nor where the output reserve cannot hold a summary beside its instruction (none can be
-        written at the hard limit). Where a record written without a model would stand in for the
-        summary (a small window's few steps), its size is what counts: it costs no request, and may
-        fit where a summary would not (a 2,000-token window used to compact never, and drop old
-        rounds unrecorded)."""
+        window the fixed part nearly fills, another would cost a summary and free nothing. Where the
+        reserve holds no summary beside its instruction, or the fixed part with one fills the window,
+        a record written without a model stands in where it can (no request); else a summary cut to
+        what its own request leaves (`summary_alone`): records off, a 2,500-token window compacted
+        never and dropped old rounds unsummarised, saying nothing. Either must bring the request under
+        the hard limit. Where the fixed part and the summary's instruction fill the window, one is
+        tried while a request fits, and fails before it is sent ("not sent", a `compact` / `failed`)."""
         if cm.compactor is None or not messages:
             return True
         room = cm.limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS  # for a summary at the hard limit
         if room <= 0 or fixed + self.summary_size(cm.limits) >= cm.limits.window:
             plan = self._keeps(cm, messages)
             record = plan.record_tokens if cm.settings.compaction_records and not cm.handler_instructs else None
-            if record is None:
-                return False
+            if record is None and (record := self.summary_alone(cm.limits, fixed)) is None:
+                left = cm.limits.window - estimate_margin(cm.limits.window) - fixed  # for the history
+                return SUMMARY_INSTRUCTION_TOKENS >= left > 0
             rebuild = plan.rebuild(record)  # it must also bring the request under the limit
             return rebuild < 0.9 * context and fixed + rebuild <= self.hard_limit(cm)
         return self._rebuild(cm, messages) < 0.9 * context

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
 from .economics import CompactionPlan, Growth, Prices
 from .reuse import Reuse
 
@@ -24,6 +24,11 @@ SUMMARY_PRIOR_TOKENS = 2_000
 """Expected summary size before this session has made one (the nine-section summary with its analysis
 draft); after that, the mean of the summaries actually written. Never more than the window leaves a
 summary (`ScheduleState.summary_size`)."""
+
+SUMMARY_ALONE_MIN = 100
+"""The least summary a compaction asks for where the output reserve holds none (`summary_alone`): a
+summary request reads the whole prefix, and one leaving fewer tokens than this would be paid for a
+summary that states little more than the task."""
 
 
 @dataclasses.dataclass
@@ -95,6 +100,19 @@ class ScheduleState:
         490 tokens were left 235) until a summary was written, which in a window that small a
         record written without a model may never be."""
         return max(0, min(self.summary_tokens, limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS))
+
+    def summary_alone(self, limits: Limits, fixed: int) -> int | None:
+        """The size a summary is expected to have where the output reserve holds none beside its
+        instruction (`summary_size` 0: a window under 2,800 tokens, or a model that writes less than
+        the instruction's 700) and no record stands in for it (`compaction_records=False`, or the steps too many
+        for one): its request is cut to fit (`cuts.summarize_fitting` leaves out the tail a
+        compaction keeps, then the oldest rounds), and what the window leaves past the request's
+        `fixed` part (system prompt and tools), its instruction and the estimate's margin is shared
+        by what it summarises and the summary: half of it, at most the size summaries have had.
+        In a 2,500-token window with 150 tokens fixed, 800 of the 1,600 left. None where that is
+        under `SUMMARY_ALONE_MIN`: no summary worth its request fits beside the fixed part."""
+        left = limits.window - estimate_margin(limits.window) - fixed - SUMMARY_INSTRUCTION_TOKENS
+        return min(self.summary_tokens, left // 2) if left // 2 >= SUMMARY_ALONE_MIN else None
 
     def rebuild_floor(self, limits: Limits) -> int:
         """What a summary would have kept at the latest compaction: `rebuild_seen` less the records
