@@ -66,13 +66,21 @@ def _locked(path: Path, flags: int) -> int:
 
 
 def append(path: Path, text: str, session_id: str | None, now: Callable[[], datetime] = datetime.now) -> None:
-    """Add `text` (typed in session `session_id`) to the history at `path`."""
+    """Add `text` (typed in session `session_id`) to the history at `path`. Raises OSError (a
+    read-only folder, a full disk); a write or fsync that fails part of the way takes back what it
+    wrote, which needs no room: the file keeps its entries whole, none of them torn."""
     data = header(session_id, now()) + "".join(f"+{line}\n" for line in text.split("\n"))
     fd = _locked(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         _remove_stale_temps(path)
-        _write_all(fd, data.encode("utf-8", errors="replace"))
-        os.fsync(fd)
+        size = os.fstat(fd).st_size  # under the lock: no one else appends meanwhile
+        try:
+            _write_all(fd, data.encode("utf-8", errors="replace"))
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
     finally:
         os.close(fd)
 

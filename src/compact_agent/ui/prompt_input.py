@@ -236,6 +236,8 @@ class RedactedHistory(FileHistory):
         super().__init__(filename)
         self.pastes = pastes
         self.session = session
+        self.failed: OSError | None = None  # why the last line could not be written (`store_string`)
+        self.said = False
 
     def load_history_strings(self) -> Iterable[str]:
         return [secrets.redact(line) for line in super().load_history_strings()]
@@ -244,7 +246,41 @@ class RedactedHistory(FileHistory):
         super().append_string(secrets.redact(self.pastes.expand(string) if self.pastes is not None else string))
 
     def store_string(self, string: str) -> None:
-        prompt_history.append(Path(os.fsdecode(self.filename)), string, self.session())
+        """Append the line to the file. One that cannot be written (a read-only or full disk) is
+        kept in memory, where up-arrow finds it, and `failed` says why: raised here, inside the
+        prompt's Enter, it stopped every line with a traceback and 'Press ENTER to continue'."""
+        try:
+            prompt_history.append(Path(os.fsdecode(self.filename)), string, self.session())
+        except OSError as e:
+            self.failed = self.failed or e
+        else:
+            self.failed, self.said = None, False  # written again: a later failure is said again
+
+    def said_failure(self) -> str | None:
+        """The warning line for the history that could not be written, once until a line is written again."""
+        if self.failed is None or self.said:
+            return None
+        self.said = True  # in words here: error_text imports pydantic-ai, which the session's build may be importing
+        why = self.failed.strerror or str(self.failed)
+        return (f"compact-agent: warning: the prompt history could not be written ({why}: {os.fsdecode(self.filename)}): "
+                "up-arrow recalls this run's lines, and each line you type is tried again")
+
+
+class HistoryPrompt(PromptSession[str]):
+    """The prompt, which says once that the history could not take a line
+    (`RedactedHistory.said_failure`): under the line just entered, once the prompt is done, or
+    before the next prompt for a line typed ahead during a turn; never while the prompt is drawn."""
+
+    async def prompt_async(self, *args: Any, **kwargs: Any) -> str:
+        self._say_failure()
+        try:
+            return await super().prompt_async(*args, **kwargs)
+        finally:
+            self._say_failure()
+
+    def _say_failure(self) -> None:
+        if isinstance(self.history, RedactedHistory) and (line := self.history.said_failure()) is not None:
+            print(line, file=sys.stderr, flush=True)
 
 
 def history_lines(path: Path) -> Callable[[], list[str]]:
@@ -297,7 +333,7 @@ def make_prompt(project_root: Path, commands: Iterable[str] | Callable[[], Itera
         history = None
     paste_keys = PasteKeys(clock)
     with dumb_terminal_output(io.get("output")):  # the output the session keeps, made as it is
-        session: PromptSession[str] = PromptSession(
+        session: PromptSession[str] = HistoryPrompt(
             history=RedactedHistory(str(history), pastes, session_id) if history is not None else InMemoryHistory(),
             completer=ReplCompleter(commands, cwd, command_arguments(project_root, session_id)),
             bottom_toolbar=toolbar,
