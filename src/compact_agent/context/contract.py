@@ -12,29 +12,33 @@ The store is told the history by identity, not by count: a caller may pass a sho
 holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
 the history no longer starts with what it holds, after archiving what it held. Whatever the store
 raises on the way (an append, the archive, the rewrite) becomes one `HistoryNotSaved`, and the
-history is taken for saved only once the store took it: the next sync tries again.
+history is taken for saved only once the store took it: the next sync tries again. A store read for
+the first time that holds another conversation's messages is refused, not rewritten.
+
+A caller may keep the whole conversation rather than the compacted history: pydantic-ai's
+`ConversationStore` keeps each message once and appends what a run added. Such a run returns the
+whole conversation (`whole_conversation`), and the next, given it again, goes on from the compacted
+history in its place (`StoreSync.continued`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from pydantic_ai import messages as _messages
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelMessagesTypeAdapter,
     ModelRequest,
-    ModelResponse,
     SystemPromptPart,
     repair_messages,
 )
 
-from .plumbing.events import Event, one_line
-from .plumbing.stores import HistoryStore
+from .plumbing.events import Event
+from .plumbing.stores import HistoryNotLoaded, HistoryNotSaved, HistoryStore, LoadableStore, loaded
+from .plumbing.stores import said_alike as _same
 
 __all__ = ["HistoryNotLoaded", "HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
 
@@ -98,7 +102,12 @@ def new_from_compaction(result: Any, compacted: Sequence[ModelMessage], run_id: 
     the shorter history or in its middle, and `new_messages()` was `[]` or a tail. `compacted` is
     the messages of the newest compaction; when the run made it (they carry its id), the start is
     the first message stamped with the run's id, as pydantic-ai finds it at every request after one.
+
+    A run that went on from a pydantic-ai `Conversation` whose store is known (`conversation=`, as
+    a `ConversationStore` loads it) returns the whole conversation instead (`whole_conversation`).
     """
+    if whole_conversation(result, run_id):
+        return
     if not any(m.run_id == run_id for m in compacted):
         return
     messages = result.all_messages()
@@ -107,78 +116,52 @@ def new_from_compaction(result: Any, compacted: Sequence[ModelMessage], run_id: 
         result._new_message_index = start  # noqa: SLF001 - pydantic-ai's own field, set as its next request would
 
 
-@runtime_checkable
-class LoadableStore(Protocol):
-    """A store that can say what it already holds: a new `ContextManager` resumes onto it."""
-
-    def load_messages(self) -> Sequence[ModelMessage]: ...
-
-
-def loaded(store: LoadableStore) -> list[ModelMessage]:
-    """What `store.load_messages()` says it holds, refused in one line when it is not a list of
-    messages (None for "nothing yet" failed as "'NoneType' object is not iterable"). Whatever the
-    store raises is one `HistoryNotLoaded`."""
-    try:
-        held = store.load_messages()
-    except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
-        raise HistoryNotLoaded(e) from e
-    if isinstance(held, str | bytes) or not isinstance(held, Sequence):
-        raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages ([] when it holds "
-                        f"none), not {type(held).__name__}")
-    for i, m in enumerate(held):
-        if not isinstance(m, ModelRequest | ModelResponse):
-            raise TypeError(f"{type(store).__name__}.load_messages() must return a list of messages, but item "
-                            f"{i + 1} is {type(m).__name__}")
-    return list(held)
-
-
-class HistoryNotLoaded(OSError):
-    """The store's `load_messages()` raised: what it holds of the conversation is unknown. Raised by
-    the request (or `compact_now`, or `resume()`) that would have read it, before anything is saved
-    or sent; the next one reads the store again.
-
-    `cause` (also `__cause__`) is the store's own error, whatever it raised; `errno` is its, where it
-    has one."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(f"the store could not be read ({one_line(cause)}), so what it holds of the "
-                         "conversation is unknown: nothing was saved or sent")
-        self.cause = cause
-        self.errno = getattr(cause, "errno", None)
-
-    def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
-        return str(self.args[0])
+def whole_conversation(result: Any, run_id: str) -> bool:
+    """A run given a `Conversation` that knows which of its messages its store holds (pydantic-ai
+    2.68's `ConversationStore.load`, or a run's `result.conversation`) returns the conversation it was
+    given with every message the run added, not the compacted history, and `new_messages()` those it
+    added: the store keeps each message once, the prompts among them, and appends what it lacks
+    (pydantic-ai's `save` appends the messages from `new_message_index` on). The compacted history
+    stays the manager's (its store), and the next run given that whole conversation goes on from it
+    (`StoreSync.continued`): no second summary of what was compacted. Returned, the compacted
+    history was saved after the whole one each turn, its summary and the messages it kept as new
+    messages, and the next turn compacted the lot again. A run given `message_history` (or a
+    `Conversation` no store loaded) returns the compacted history, as before."""
+    sync = _RUNS.get(run_id)
+    if sync is None or sync.log is None or not sync.compacted:
+        return False
+    state = getattr(result, "_state", None)
+    if getattr(state, "conversation_unsaved", None) is None:  # not a stored conversation's run
+        sync.log, sync.compacted = list(sync.held), False  # its caller holds the compacted history
+        return False
+    history = result.all_messages()
+    history[:] = sync.log  # pydantic-ai's own list: `all_messages()` and its `conversation` alike
+    start = next((i for i, m in enumerate(history) if m.run_id == run_id), len(history))
+    result._new_message_index = start  # noqa: SLF001 - pydantic-ai's own field: where the run's messages start
+    return True
 
 
-class HistoryNotSaved(OSError):
-    """The store could not save the conversation: an append failed (before a request, or at the run's
-    end), or the history changed (shorter or edited) and the store could not archive what it held, or
-    rewrite it after the archive. Raised by the request (or run end, `compact_now`, or `resume(history)`)
-    that would have saved it, before anything is sent; the store holds what it held, and the next run tries again.
+# The sync of each run in progress or just ended, by run id: `new_from_compaction` is handed the
+# run's result, not its manager. One entry per sync (its latest run), gone with it.
+_RUNS: weakref.WeakValueDictionary[str, StoreSync] = weakref.WeakValueDictionary()
 
-    `cause` (also `__cause__`) is the store's own error, whatever it raised; `errno` is its, where it
-    has one; `step` is "append", "archive" or "rewrite"; `messages` is the whole history the store
-    was to hold (after a failed run end, with the answer it received): save it elsewhere, or pass it
-    as the next run's `message_history`, which saves what the store lacks."""
 
-    def __init__(self, cause: BaseException, *, step: str = "archive", new: int = 0,
-                 messages: Sequence[ModelMessage] = ()) -> None:
-        why = one_line(cause)
-        if step == "append":
-            said = (f"the store could not save {new} new message{'s' if new != 1 else ''} of the conversation "
-                    f"({why}): it holds the conversation as it was before them")
-        elif step == "rewrite":
-            said = (f"the conversation changed, and the store could not rewrite it after archiving what it held "
-                    f"({why}): it still holds that, and the changed conversation is not saved")
-        else:
-            said = (f"the conversation changed, and the store could not archive what it held before rewriting it "
-                    f"({why}): it still holds that, and the changed conversation is not saved")
-        super().__init__(said)
-        self.cause, self.step, self.messages = cause, step, list(messages)
-        self.errno = getattr(cause, "errno", None)
+def _conversation_of(messages: Sequence[ModelMessage]) -> str | None:
+    return next((m.conversation_id for m in reversed(messages) if m.conversation_id), None)
 
-    def __str__(self) -> str:  # OSError's would be "[Errno N] ..." without the store's words
-        return str(self.args[0])
+
+def _another_conversation(held: Sequence[ModelMessage], messages: Sequence[ModelMessage]) -> str | None:
+    """The conversation a store read for the first time holds, when it is not this history's: its
+    messages name conversations none of this history's messages do, and the history does not go on
+    from them (one that does is the same conversation under a new id: a UI's message format drops
+    it). A store whose messages name none (one that keeps no ids) cannot be told apart: None."""
+    theirs = {m.conversation_id for m in held if m.conversation_id}
+    ours = {m.conversation_id for m in messages if m.conversation_id}
+    if not theirs or not ours or theirs & ours:
+        return None
+    if len(messages) >= len(held) and all(_same(a, b) for a, b in zip(held, messages, strict=False)):
+        return None
+    return _conversation_of(held)
 
 
 def _not_held(store: str, held: int, given: int, same: int) -> str:
@@ -194,46 +177,6 @@ def _not_held(store: str, held: int, given: int, same: int) -> str:
             f"its {its}): {read}, or give this history a store of its own")
 
 
-# What a message says, as the model reads it again: kinds, words, tools, arguments, call ids and
-# whether a result is an error (its `outcome` "failed" or "retried": it reaches the model as one,
-# `{"error": ...}` or the provider's own error flag, where a "success" of the same words does not; a
-# "denied" or "interrupted" one is sent as a plain result, so one given back as a "success", as AG-UI
-# before 0.1.11 gives an interrupted one, says the same), in order. Not when it was said (a store may
-# keep timestamps to the second), nor the run, usage or provider details that came with it.
-_SAID = ("part_kind", "content", "tool_name", "args", "tool_call_id")
-_ERRORS = frozenset(getattr(_messages, "ERROR_OUTCOMES", ("failed", "retried")))
-
-
-def _args(args: Any) -> Any:
-    """Tool-call arguments parsed, as a provider's JSON string or a store's dict alike."""
-    if args is None or args == "":
-        return {}
-    if isinstance(args, str):
-        try:
-            return json.loads(args)
-        except ValueError:
-            return args  # not JSON: the same only as the same text
-    return args
-
-
-def _said(message: Any) -> tuple[Any, list[dict[str, Any]]]:
-    parts = [{**{k: _args(v) if k == "args" else v for k, v in part.items() if k in _SAID},
-              "error": part.get("outcome") in _ERRORS} for part in message.get("parts", ())]
-    return message.get("kind"), parts
-
-
-def _same(a: ModelMessage, b: ModelMessage) -> bool:
-    """Whether `a` and `b` say the same, one maybe read back from a store that keeps it in another
-    form (arguments parsed, timestamps to the second, provider details dropped)."""
-    if a is b or a == b:
-        return True
-    try:
-        x, y = ModelMessagesTypeAdapter.dump_python([a, b], mode="json")
-    except Exception:  # noqa: BLE001 - not serialisable: not the same
-        return False
-    return _said(x) == _said(y)
-
-
 class StoreSync:
     """The messages the store is known to hold, in order, compared with each new history."""
 
@@ -242,9 +185,19 @@ class StoreSync:
         self.started = False
         self._step, self._new = "append", 0  # what a sync is doing, for the error if the store fails
         self.emit = emit  # a `store` / `replaced` event when a sync rewrote the store (`_sync`)
+        # The conversation as its caller holds it: the history its run was given, and each message
+        # appended since (a compaction rewrites `held`, not this). Differs from `held` only when the
+        # caller keeps the whole conversation and the manager its compacted view (`continued`).
+        self.log: list[ModelMessage] | None = None
+        self.run: str | None = None  # the run the latest sync was of
+        self.compacted = False  # `held` is a compacted `log`: a compaction since the log was the history
 
     def reset(self, messages: Sequence[ModelMessage]) -> None:
-        """The store now holds exactly `messages`."""
+        """The store now holds exactly `messages`: a compaction's history (`log` stays whole)."""
+        self._hold(messages)
+        self.compacted = self.log is not None
+
+    def _hold(self, messages: Sequence[ModelMessage]) -> None:
         self.held = list(messages)
         self.started = True
 
@@ -268,11 +221,11 @@ class StoreSync:
         when it holds anything else, nothing is written and the caller is told in one line (it was
         believed, and a new store then lacked the conversation's beginning for good)."""
         if not isinstance(store, LoadableStore):
-            self.reset(messages or [])
+            self._hold(messages or [])
             return list(self.held)
         held = loaded(store)
         if messages is None:
-            self.reset(held)
+            self._hold(held)
             return held
         before, self.held = self.held, held
         n = self.common(messages)
@@ -332,16 +285,29 @@ class StoreSync:
 
     def sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]) -> None:
         """Make `store` hold `messages`: append what is new, or rewrite it when the history no
-        longer begins with what the store holds (a shorter or edited history)."""
+        longer begins with what the store holds (a shorter or edited history). A history a run is
+        given that is the whole conversation its caller was left with goes on from the compacted one
+        in its place (`continued`). The run is the one its newest message is stamped with: the request
+        being sent, or the run's answer at its end."""
+        run = getattr(messages[-1], "run_id", None) if messages else None
+        new_run = run is not None and run != self.run  # its first sync: the history its caller gave it
         if not self.started:
             if isinstance(store, LoadableStore):
                 # A new capability on a store that holds the conversation. One that cannot be read
                 # stays unread (taken for empty, the next sync appended what it held once more).
-                self.held = loaded(store)
+                held = loaded(store)
+                theirs = _another_conversation(held, messages)
+                if theirs is not None:
+                    raise UserError(f"the store ({type(store).__name__}) holds conversation {theirs!r}, and this run "
+                                    f"is of {_conversation_of(messages)!r}: its history would replace that one; give "
+                                    "each conversation (each ContextManager) a store of its own")
+                self.held, self.compacted = held, False
                 n = self.common(messages)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
             self.started = True
+        given = list(messages) if new_run else []
+        going_on = new_run and isinstance(messages, list) and self.continued(messages)
         try:
             self._sync(store, messages, boundary)
         except HistoryNotSaved:
@@ -351,6 +317,10 @@ class StoreSync:
                 self.started = False  # a write cut short may have saved a part: the next sync reads what it holds
             raise HistoryNotSaved(e, step=self._step, new=self._new, messages=messages) from e
         self.held = list(messages)
+        if new_run and run is not None:  # its caller holds what it gave
+            _RUNS.pop(self.run or "", None)
+            self.run, self.log, self.compacted = run, given, going_on
+            _RUNS[run] = self
 
     def _sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]
               ) -> None:
@@ -375,6 +345,7 @@ class StoreSync:
             self._step = "rewrite"
             said = {**boundary(), "archive": str(archived or "")}
             store.rewrite(said, list(messages))
+            self.log, self.compacted = None, False  # what the caller holds is known again at the next run's start
             # Said, not only written: a second process serving the conversation at once (a user's double
             # submit) looks the same from here, and a service must be able to notice it (docs/library.md).
             if self.emit is not None:
@@ -385,3 +356,18 @@ class StoreSync:
         if new:
             self._new = len(new)
             store.append(list(new))
+            if self.log is not None:
+                self.log.extend(new)
+
+    def continued(self, messages: list[ModelMessage]) -> bool:
+        """A history that begins with the whole conversation the caller was left with, when that is
+        not what the store holds (pydantic-ai's `ConversationStore` keeps every message once, where
+        the manager compacted): the manager's compacted history takes its place in `messages`, so the
+        run goes on from that, with what is new after it. Sent as given, the store was archived and
+        rewritten (a `replaced` event, as if another process had written it) and compacted anew."""
+        log = self.log
+        if log is None or not self.compacted or len(messages) < len(log) or \
+                not all(_same(a, b, renamed=True) for a, b in zip(log, messages, strict=False)):
+            return False
+        messages[:len(log)] = self.held
+        return True
