@@ -43,8 +43,9 @@ async def test_a_file_with_a_byte_order_mark_is_read_grepped_and_edited_in_its_e
     assert f.read_bytes() == mark + "naïve café\r\nline 2 → ok\r\n".encode(codec)  # same encoding, mark, CRLF
 
     out = await call(env, "write_file", path="notes.txt", content="rewritten ü\n")
-    assert out == f"Overwrote notes.txt (1 line, kept as {name} with a byte-order mark)."
-    assert f.read_bytes() == mark + "rewritten ü\n".encode(codec)
+    assert out == (f"Overwrote notes.txt (1 line, kept as {name} with a byte-order mark, "
+                   "line breaks written as CRLF to match the file).")
+    assert f.read_bytes() == mark + "rewritten ü\r\n".encode(codec)  # the file's CRLF kept
 
 
 async def test_binary_files_are_still_refused_in_one_line(env: ToolEnv, work: Path) -> None:

@@ -3,14 +3,16 @@
 Apart from reading (files.py) because they answer to more: an edit goes through the read-state
 guard (file_state.py: the model must have seen the file as it is now), the permission check
 (safety/permissions.py) and the checkpoint store (checkpoints.py), in that order, and is written
-atomically in the file's own encoding. The toolset runs write/edit as async functions without
-awaits, so parallel tool calls cannot interleave two edits of one file.
+atomically in the file's own encoding and line endings (line_endings.py). The toolset runs
+write/edit as async functions without awaits, so parallel tool calls cannot interleave two edits
+of one file.
 """
 
 from __future__ import annotations
 
 import difflib
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,8 @@ from .base import (
     _shown,
 )
 from .file_state import atomic_write_bytes
-from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, sniff
+from .line_endings import BREAK, NAMES, break_count, dominant, lines, with_ending
+from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
 from .text_encoding import shown as shown_text
 
 log = logging.getLogger(__name__)
@@ -59,7 +62,22 @@ def _diff(old: str, new: str, name: str, cap: int = 4_000) -> str:
 
 
 def _count_lines(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    return sum(1 for _ in lines(text))
+
+
+def _written_as(endings: set[str]) -> str:
+    """What a write result says when the model's line breaks were written as the file's ending."""
+    if not endings:
+        return ""
+    if len(endings) > 1:
+        return ", line breaks written as the lines around them end"
+    return f", line breaks written as {NAMES[next(iter(endings))]} to match the file"
+
+
+def _old_pattern(old: str) -> re.Pattern[str]:
+    """`old` found whatever ending each of its line breaks has in the file: the model saw the
+    lines without their endings (read_file shows none), and writes a break as LF."""
+    return re.compile("(?:\r\n|\r|\n)".join(re.escape(part) for part in BREAK.split(old)))
 
 
 def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
@@ -80,17 +98,33 @@ def _file_text(shown: str, p: Path) -> tuple[str, Encoding] | ToolFailure:
     if (enc := sniff(raw[:SNIFF_BYTES])) is None:
         return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
     if (decoded := decode(raw, enc)) is None:
+        if not enc.bom:  # UTF-16 without a mark in its first bytes only
+            return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
         return ToolFailure(f"refused: {shown} starts with a {enc.name} byte-order mark but is not {enc.name} text.")
     return decoded
 
 
-def _encoded(shown: str, text: str, enc: Encoding) -> bytes | ToolFailure:
+_NOT_ASCII = re.compile(r"[^\x00-\x7f\udc80-\udcff]")  # a character past ASCII, not a byte kept as it was
+
+
+def _encoded(shown: str, text: str, enc: Encoding, was: str = "") -> bytes | ToolFailure:
     """`text` in the file's own encoding (a user's UTF-16 or Latin-1 file is never rewritten as
-    UTF-8), or why it cannot be: a character that encoding has no bytes for."""
+    UTF-8), or why it cannot be: a character that encoding has no bytes for, or, in a file `was`
+    whose bytes past ASCII are mostly not UTF-8 and that no known encoding reads, any character
+    past ASCII added (it would go in as UTF-8, among text in another encoding)."""
+    stray = escaped_bytes(was) if enc == UTF8 else 0
+    if stray and stray >= len(_NOT_ASCII.findall(was)):
+        added = set(_NOT_ASCII.findall(text)) - set(_NOT_ASCII.findall(was))
+        if added:
+            ch = min(added, key=text.index)
+            return ToolFailure(
+                f"refused: {shown} is not UTF-8 ({stray:,} of its bytes are not) and not in an encoding this "
+                f"tool reads, so {ch!r} (U+{ord(ch):04X}) cannot be written in it; write only ASCII "
+                "characters there, or convert the file to UTF-8 first (iconv).")
     try:
         return enc.encode(text)
     except UnicodeEncodeError as e:
-        ch, line = e.object[e.start], text.count("\n", 0, e.start) + 1
+        ch, line = e.object[e.start], break_count(text, e.start) + 1
         return ToolFailure(
             f"refused: {shown} is {enc.name} text, which has no {ch!r} (U+{ord(ch):04X}, line {line}); "
             f"write only characters {enc.name} has (the file keeps its encoding)."
@@ -146,7 +180,9 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
         if isinstance(current := _file_text(shown, p), ToolFailure):
             return current
         old, enc = current
-    if isinstance(data := _encoded(shown, content, enc), ToolFailure):
+    # Over an existing file, the model's line breaks are written as the file's (a CRLF file stays CRLF).
+    content, converted = with_ending(content, dominant(old)) if existed else (content, False)
+    if isinstance(data := _encoded(shown, content, enc, old), ToolFailure):
         return data
     n = _count_lines(content)
     size = "1 line" if n == 1 else f"{n} lines"
@@ -161,7 +197,8 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
         env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff,
                             **_instruction(decision)}
     )
-    return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)})."
+    endings = _written_as({dominant(old)} if converted else set())
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)}{endings})."
 
 
 def edit_file_impl(
@@ -185,12 +222,8 @@ def edit_file_impl(
     if isinstance(current := _file_text(shown, p), ToolFailure):
         return current
     text, enc = current
-    old, new = old_string, new_string
-    found = text.count(old)
-    if not found and "\r\n" in text and "\n" in old and "\r\n" not in old:
-        # The model saw lines without their CR (read_file strips it); match the file's line endings.
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        found = text.count(old)
+    matches = list(_old_pattern(old_string).finditer(text))
+    found = len(matches)
     if not found:
         return ToolFailure(
             f"old_string not found in {shown}; it must match the file exactly, whitespace included "
@@ -201,9 +234,9 @@ def edit_file_impl(
             f"old_string occurs {found} times in {shown}; include more surrounding lines to make it "
             "unique, or set replace_all=true to change every occurrence."
         )
-    first = text.index(old)
-    new_text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-    if isinstance(data := _encoded(shown, new_text, enc), ToolFailure):
+    first = matches[0].start()
+    new_text, endings = _replaced(text, matches if replace_all else matches[:1], new_string)
+    if isinstance(data := _encoded(shown, new_text, enc, text), ToolFailure):
         return data
     diff = _diff(text, new_text, shown)
     decision = env.permissions.decide("edit_file", f"edit {shown}\n{diff}", path=p, named=path)
@@ -214,12 +247,28 @@ def edit_file_impl(
     count = found if replace_all else 1
     _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff,
                                **_instruction(decision)})
-    lines = new_text.split("\n")
-    if len(lines) > 1 and lines[-1] == "":  # the newline that ends the last line starts none
-        lines.pop()
-    line = new_text.count("\n", 0, first) + 1
+    shown_lines = [ln.rstrip("\r\n") for ln in lines(new_text)] or [""]
+    line = break_count(new_text, first) + 1  # the text before the first replacement is as it was
     lo = max(1, line - SNIPPET_CONTEXT)
-    hi = min(len(lines), line + new.count("\n") + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
-    snippet = _numbered((shown_text(ln.rstrip("\r")[:MAX_LINE_CHARS]) for ln in lines[lo - 1 : hi]), lo)
+    hi = min(len(shown_lines), line + break_count(new_string) + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
+    snippet = _numbered((shown_text(ln[:MAX_LINE_CHARS]) for ln in shown_lines[lo - 1 : hi]), lo)
     what = f"{count} replacements" if count > 1 else "1 replacement"
-    return f"Edited {shown} ({what}{_kept(enc)}); lines {lo}-{hi} now read:\n{snippet}"
+    return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}); lines {lo}-{hi} now read:\n{snippet}"
+
+
+def _replaced(text: str, matches: list[re.Match[str]], new: str) -> tuple[str, set[str]]:
+    """`text` with each match replaced by `new`, its line breaks written as the file's lines there
+    end (the first ending in the replaced text, else the one ending its line, else the file's
+    dominant one), and the endings the model's breaks were converted to."""
+    parts, at, endings = [], 0, set()
+    for m in matches:
+        nl = BREAK.search(m.group()) or BREAK.search(text, m.end())
+        ending = nl.group() if nl else dominant(text)
+        piece, changed = with_ending(new, ending)
+        if changed:
+            endings.add(ending)
+        parts += [text[at:m.start()], piece]
+        at = m.end()
+    parts.append(text[at:])
+    return "".join(parts), endings
+

@@ -32,6 +32,7 @@ from .base import (
     _numbered,
     _shown,
 )
+from .line_endings import lines as text_lines
 from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
 from .text_encoding import shown as shown_text
 
@@ -47,7 +48,8 @@ class _Stream:
 
     A byte an 8-bit or UTF-8 file's encoding cannot read is kept as a surrogate escape (one
     character per byte, so the bytes behind any part of a line are known) and shown as U+FFFD: not
-    fatal. UTF-16 and UTF-32 are read through a decoder, each line's bytes counted by encoding it."""
+    fatal. UTF-16 and UTF-32 are read through a decoder, each line's bytes counted by encoding it.
+    A line ends at CRLF, LF or a lone CR, as in a file read whole (line_endings.py)."""
 
     def __init__(self, f: BinaryIO, enc: Encoding) -> None:
         self.f, self.enc, self.start = f, enc, len(enc.bom)
@@ -57,27 +59,35 @@ class _Stream:
         yield from self._wide(self.f) if self.enc.wide else self._bytes(self.f)
 
     def _bytes(self, f: BinaryIO) -> Iterator[str]:
-        at = len(self.enc.bom)
-        while raw := f.readline(LINE_READ_BYTES):
-            self.start, at = at, at + len(raw)
-            if not raw.endswith(b"\n"):
-                while more := f.readline(1 << 16):
-                    at += len(more)
-                    if more.endswith(b"\n"):
-                        break
-            yield raw.decode(self.enc.codec, errors="surrogateescape").rstrip("\n")
+        # Read as Latin-1, one character per byte, for the text stream to split lines at CR too.
+        for raw in self._lines(io.TextIOWrapper(f, encoding="latin-1", newline=""), "latin-1"):
+            yield raw.encode("latin-1").decode(self.enc.codec, errors="surrogateescape")
 
     def _wide(self, f: BinaryIO) -> Iterator[str]:
-        at, codec = len(self.enc.bom), self.enc.codec
-        text = io.TextIOWrapper(f, encoding=codec, errors="replace", newline="\n")
-        while line := text.readline(LINE_READ_BYTES):
+        yield from self._lines(io.TextIOWrapper(f, encoding=self.enc.codec, errors="replace", newline=""),
+                               self.enc.codec)
+
+    def _lines(self, text: io.TextIOWrapper, codec: str) -> Iterator[str]:
+        """Each line's first LINE_READ_BYTES characters, ending dropped, the rest skipped unread."""
+        at, cr = len(self.enc.bom), False
+
+        def read(limit: int) -> str:
+            nonlocal at, cr
+            piece = text.readline(limit)
+            if cr and piece == "\n":  # the limit fell between a CR and its LF: the LF ends the line before
+                at += len(piece.encode(codec))
+                piece = text.readline(limit)
+            cr = piece.endswith("\r")
+            return piece
+
+        while line := read(LINE_READ_BYTES):
             self.start, at = at, at + len(line.encode(codec))
-            if not line.endswith("\n"):
-                while more := text.readline(1 << 16):
+            if not line.endswith(("\n", "\r")):
+                while more := read(1 << 16):
                     at += len(more.encode(codec))
-                    if more.endswith("\n"):
+                    if more.endswith(("\n", "\r")):
                         break
-            yield line.rstrip("\n")
+            yield line.rstrip("\r\n")
 
     def line_start(self, _n: int) -> int:
         """Where the line just given starts (its number is known to the reader, not needed here)."""
@@ -86,13 +96,13 @@ class _Stream:
 
 def _line_starts(parts: list[str], enc: Encoding) -> Callable[[int], int]:
     """The byte offset where line n starts in a file read whole as `parts` (its lines, each with
-    any CR), found on demand (only a cut line needs it) for n that never decreases."""
+    its ending), found on demand (only a cut line needs it) for n that never decreases."""
     n, pos = 1, len(enc.bom)
 
     def start(line: int) -> int:
         nonlocal n, pos
         while n < line:
-            pos += len((parts[n - 1] + "\n").encode(enc.codec, enc.errors))
+            pos += len(parts[n - 1].encode(enc.codec, enc.errors))
             n += 1
         return pos
 
@@ -184,14 +194,14 @@ def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit
             note = _encoding_note(shown, "", enc)
     else:
         if (decoded := decode(f.read(), enc)) is None:
+            if not enc.bom:  # UTF-16 without a mark in its first bytes only
+                return TextView(ToolFailure(f"{shown} is a binary file ({plural(size, 'byte')}); not shown."))
             return TextView(ToolFailure(
                 f"{shown} starts with a {enc.name} byte-order mark but is not {enc.name} text ({size} bytes); not shown."))
         text, enc = decoded
         note = _encoding_note(shown, text, enc)
-        parts = text.split("\n")
-        if parts[-1] == "":
-            parts.pop()
-        lines = iter(parts)
+        parts = list(text_lines(text))  # each with its ending: CRLF, LF or a lone CR
+        lines = (part.rstrip("\r\n") for part in parts)
         line_start = _line_starts(parts, enc)
     start = max(1, int(offset or 1))
     count = int(limit) if limit and limit > 0 else settings.read_default_lines
@@ -201,7 +211,6 @@ def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit
     for total, line in enumerate(lines, 1):  # noqa: B007 - total is the line count after the loop
         if total < start or len(kept) >= count or full:
             continue
-        line = line.rstrip("\r")
         if len(line) > MAX_LINE_CHARS:
             head = line[:MAX_LINE_CHARS]
             after = line_start(total) + len(head.encode(enc.codec, "surrogateescape")) + 1

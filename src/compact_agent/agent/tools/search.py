@@ -17,6 +17,10 @@ empty files have no lines to check between), and it visits at most WALK_MAX_ENTR
 a bound stops it, the tool returns what it found so far with a note saying where and why it
 stopped. A line is read in pieces of at most LINE_MAX_BYTES, so one huge line cannot fill memory.
 
+A file in Shift-JIS, EUC-JP, GBK or UTF-16 without a byte-order mark (text_encoding.py) is
+searched as its text, and a line after the matches names those files that had one, with their
+encoding: a shell's grep or sed sees other bytes there.
+
 A matching line is shown whole up to LINE_SHOWN characters. A longer one (minified JSON, a log
 line) is shown as a window of that size around its first match, headed by the match's column, so
 text deep inside a long line is found and seen, not just counted.
@@ -51,7 +55,7 @@ from .base import (
     hidden,
     hidden_note,
 )
-from .text_encoding import SNIFF_BYTES, sniff
+from .text_encoding import SNIFF_BYTES, Encoding, sniff
 from .walk import Bound, Found, _walk
 
 
@@ -202,6 +206,19 @@ def _readable_inside(env: ToolEnv, f: Path) -> Path | None:
         return None
 
 
+MAX_NAMED = 10  # files named in the line that says which were not UTF-8
+
+
+def _encodings_note(read_as: dict[str, Encoding]) -> str:
+    """The line naming the files with a match whose text is in an encoding other tools read as bytes."""
+    if not read_as:
+        return ""
+    names = [f"{name} ({enc.label})" for name, enc in list(read_as.items())[:MAX_NAMED]]
+    more = f" and {len(read_as) - MAX_NAMED} more" if len(read_as) > MAX_NAMED else ""
+    return (f"[not UTF-8: the lines above are read in each file's encoding, which edits keep: "
+            f"{', '.join(names)}{more}]")
+
+
 def _then(text: str, note: str) -> str:
     """`text`, and `note` on a line after it when there is one (how many entries a deny rule hid)."""
     return f"{text}\n{note}" if note else text
@@ -231,6 +248,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     hits: list[str] = []
     cut = ""
     left_out = 0  # entries a deny rule hides: not searched, and counted in one line
+    read_as: dict[str, Encoding] = {}  # files with a match, in an encoding the shell's tools read as bytes
     for f, rel, denied, folder in files:
         try:
             if not folder and name_ok and not name_ok(f.name if by_name else rel):
@@ -265,6 +283,8 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                         break
                     if found:
                         hits.append(f"{_named(env, f)}:{n}:{_shown_line(line, at, found)}")
+                        if enc.cjk or (enc.wide and not enc.bom):
+                            read_as[_named(env, f)] = enc
                         if len(hits) > MAX_MATCHES:
                             break
         except OSError:
@@ -274,6 +294,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     if bound.why and not cut:
         cut = f"[grep {bound.why}; the matches above are the ones found so far: narrow the path or the glob]"
     note = f"{hidden_note(left_out)}, not searched" if left_out else ""
+    note = _then(_encodings_note(read_as), note) if read_as else note
     if cut:
         return _then("\n".join([*hits[:MAX_MATCHES], cut]), note)
     if not hits:

@@ -2,9 +2,11 @@
 
 A file that starts with a byte-order mark is text in the encoding the mark names (UTF-8, UTF-16
 or UTF-32, either byte order), whatever NUL bytes UTF-16 puts in it. Without a mark, a NUL byte
-in the first SNIFF_BYTES makes it binary; text that is not UTF-8 is an old 8-bit encoding, read
-as Windows-1252 when it uses the bytes 0x80-0x9F that only Windows-1252 gives letters to, else
-as Latin-1 (which reads any byte). Writing back uses the same encoding and the same mark, so an
+in the first SNIFF_BYTES makes it binary, unless it is UTF-16 whose every other byte is the NUL
+(legacy_text.py); text that is not UTF-8 is Shift-JIS, EUC-JP or GBK when it reads as one of those
+(legacy_text.py says how that is told from Latin-1), else an old 8-bit encoding, read as
+Windows-1252 when it uses the bytes 0x80-0x9F that only Windows-1252 gives letters to, else as
+Latin-1 (which reads any byte). Writing back uses the same encoding and the same mark, so an
 edit changes the lines it changes and nothing else: a UTF-16 file stays UTF-16.
 
 Command output is not a file: it has no mark, and a valid UTF-8 sequence in it is UTF-8 while a
@@ -18,6 +20,8 @@ import codecs
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from .legacy_text import cjk_codec, utf16_codec
 
 SNIFF_BYTES = 8_192
 STRAY_BYTES = "compact_agent.stray_bytes"  # the codec error handler `decode_output` reads with
@@ -48,6 +52,11 @@ class Encoding:
         return self.name.replace(" ", "")
 
     @property
+    def cjk(self) -> bool:
+        """Shift-JIS, EUC-JP or GBK: text the model reads correctly, which other tools read as bytes."""
+        return self.codec in _CJK_NAMES
+
+    @property
     def errors(self) -> str:
         """UTF-8 without a mark keeps a stray byte as a surrogate escape, to write it back as it was."""
         return "surrogateescape" if self.codec == "utf-8" and not self.bom else "strict"
@@ -56,8 +65,10 @@ class Encoding:
     def stream(self) -> tuple[str, str]:
         """The codec and error handler that read the whole file as a text stream, mark skipped, a
         line at a time (grep): without a mark, UTF-8 with any other byte read as Windows-1252."""
-        if not self.bom:
+        if self.codec == "utf-8" and not self.bom:
             return "utf-8", STRAY_BYTES
+        if not self.bom:
+            return self.codec, "replace"
         return ("utf-8-sig" if self.codec == "utf-8" else self.codec[:6]), "replace"
 
     def encode(self, text: str) -> bytes:
@@ -66,6 +77,7 @@ class Encoding:
         return self.bom + text.encode(self.codec, self.errors)
 
 
+_CJK_NAMES = {"cp932": "Shift-JIS", "euc_jp": "EUC-JP", "gbk": "GBK"}
 UTF8 = Encoding("utf-8")
 LATIN1 = Encoding("latin-1", name="Latin-1")
 CP1252 = Encoding("cp1252", name="Windows-1252")
@@ -90,10 +102,13 @@ def _unmarked(raw: bytes, *, head: bool = False) -> Encoding:
     """The encoding of text without a mark: UTF-8 when it is, or when it holds UTF-8 characters
     besides bytes that are not (those are kept as they are); else an 8-bit encoding: Windows-1252
     when it uses 0x80-0x9F (control codes in Latin-1, curly quotes and the euro sign there) and
-    reads whole that way, else Latin-1. A `head` may end inside a character."""
+    reads whole that way, else Latin-1. A `head` may end inside a character. Before those, text
+    most of whose bytes past ASCII are not UTF-8 and that reads as Shift-JIS, EUC-JP or GBK is that."""
     try:
         codecs.getincrementaldecoder("utf-8")().decode(raw, final=not head)
     except UnicodeDecodeError:
+        if codec := cjk_codec(raw, head=head):
+            return Encoding(codec, name=_CJK_NAMES[codec])
         if _MULTIBYTE.search(raw):
             return UTF8
         if any(0x80 <= b <= 0x9F for b in raw):
@@ -117,7 +132,11 @@ def sniff(head: bytes) -> Encoding | None:
             except UnicodeDecodeError:
                 return None
             return None if "\0" in text else Encoding(codec, mark, name)
-    return None if b"\0" in head else _unmarked(head, head=True)
+    if b"\0" not in head:
+        return _unmarked(head, head=True)
+    if wide := utf16_codec(head, head=True):
+        return Encoding(wide, name=wide[:6].upper() + " " + wide[-2:].upper())
+    return None
 
 
 def sniff_file(p: Path) -> Encoding | None:
@@ -129,8 +148,9 @@ def decode(raw: bytes, enc: Encoding) -> tuple[str, Encoding] | None:
     """A whole file's bytes as text, and the encoding that read them; `enc` is what `sniff` said of
     its head. None when a file with a mark is not valid in the encoding the mark names. A byte of
     a UTF-8 file that is not UTF-8 is kept as a surrogate escape (`shown` makes it U+FFFD), so
-    writing the text back gives the byte back."""
-    if enc.bom:
+    writing the text back gives the byte back. UTF-16 without a mark is None when the whole file
+    does not read as that, as a file with a mark is."""
+    if enc.bom or enc.wide:
         try:
             text = raw[len(enc.bom):].decode(enc.codec)
         except UnicodeDecodeError:
