@@ -113,7 +113,12 @@ class Checkpoints:
         is sent again after its attempt failed (agent/run/unfinished.py): it goes on in the
         checkpoint that attempt opened, if that is the last, so /rewind lists the message once and
         puts back the files as they were before the first attempt. `reads`: the files the model had
-        read as the turn began (ReadFileState.current_json), which a rewind to it brings back."""
+        read as the turn began (ReadFileState.current_json), which a rewind to it brings back.
+
+        A list that cannot be written (a disk too full for a new file) does not end the turn: it
+        failed every turn before its message was sent, and the message dropped out of the
+        conversation. The checkpoint is kept here and saved with the next list written; a tool's
+        write still saves the list first, or is not made (`before_write`)."""
         preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
         if len(preview) > PREVIEW_CHARS:
             preview = preview[: PREVIEW_CHARS - 1] + "…"
@@ -131,7 +136,11 @@ class Checkpoints:
             with contextlib.suppress(OSError):
                 cp.reads = self._store.keep(zlib.compress(reads))[0]
         self._items.append(cp)
-        self._save()
+        try:
+            self._save()
+        except OSError as e:  # kept here, and saved with the next save of the list: the turn goes on
+            log.warning("/rewind's checkpoint of this message could not be saved (%s: %s): this run keeps it, "
+                        "and saves it when it can", self._store.index, e.strerror or e)
         return cp
 
     def reads_at(self, n: int) -> bytes | None:
