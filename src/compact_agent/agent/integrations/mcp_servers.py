@@ -41,10 +41,10 @@ from ...context.compaction.summary import one_line
 from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
-from ..safety.permissions import copied_instead
-from ..tools.base import tool_text
 from .fenced import fenced
 from .mcp_failures import missing_program, why_failed
+from .mcp_names import BUILT_IN, NAME_RULE, valid_name
+from .mcp_results import Media, shaped
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 SERVER_TAG = "server_instructions"  # the fence of a server's instructions (fenced.py)
@@ -216,6 +216,8 @@ class McpServers:
         self._pending: dict[str, str] | None = None
         self.connected = False
         self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
+        #: what a result's files may be for the model of the moment (mcp_results.py); the session sets it
+        self.media: Callable[[], Media] = Media
 
     async def connect(self) -> None:
         """Connect every configured server once, all at once: each one's result is reported as soon
@@ -228,7 +230,8 @@ class McpServers:
         await asyncio.gather(*(self._connect_one(cfg) for cfg in self.configs))
         order = [cfg.name for cfg in self.configs]
         self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
-        self.toolset.toolsets = [_Redacted(s.toolset.prefixed(name)) for name, s in self.live.items()]
+        taken = set(BUILT_IN)
+        self.toolset.toolsets = [_Redacted(self._named(name, s, taken), self) for name, s in self.live.items()]
 
     async def _connect_one(self, cfg: McpServerConfig) -> None:
         try:
@@ -265,6 +268,32 @@ class McpServers:
                 await toolset.__aexit__(None, None, None)
             raise
         return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], toolset.instructions or "")
+
+    def _named(self, name: str, state: ServerState, taken: set[str]) -> Any:
+        """Server `name`'s toolset as the model sees it: each tool as `<server>_<tool>`, made a name
+        every provider takes (mcp_names.py), and left out, in a line, when that name is a built-in
+        tool's or an earlier server's (pydantic-ai stopped every turn on the clash)."""
+        told, renames, left_out = [], {}, []
+        for wanted in state.tools:
+            final = valid_name(wanted)
+            tool = wanted[len(name) + 1:]
+            if final in taken:
+                left_out.append(wanted)
+                whose = "a built-in tool's" if final in BUILT_IN else "another MCP server's tool's"
+                self.report("failed", f"MCP server {name}: tool {tool} left out: its name {final} is {whose}",
+                            {"server": name, "tool": tool})
+                continue
+            if final != wanted:
+                renames[final] = wanted
+                self.report("failed", f"MCP server {name}: tool {tool} is offered as {final} ({NAME_RULE})",
+                            {"server": name, "tool": tool})
+            taken.add(final)
+            told.append(final)
+        state.tools = told
+        toolset = state.toolset.prefixed(name)
+        if left_out:
+            toolset = toolset.filtered(lambda ctx, tool_def, out=frozenset(left_out): tool_def.name not in out)
+        return toolset.renamed(renames) if renames else toolset
 
     async def aclose(self) -> None:
         """Close every server at once. A program a server runs ends with it: its input is closed, and
@@ -307,12 +336,16 @@ class McpServers:
             self._pending = None
 
 
+@dataclass
 class _Redacted(WrapperToolset[Any]):
     """An MCP server's results pass through the same filter as our own tools' (`tool_text`): a
     server may echo the API key (a config dump, an error), and it must not reach the model. Nor
     may it pass for the user: the marker of the user's words in a refusal is marked as a copy
-    (`copied_instead`; no refusal of ours is an MCP result). Its tools' descriptions and parameter
+    (`copied_instead`; no refusal of ours is an MCP result). Its files go as our tools' do
+    (mcp_results.py): an image only to a model that takes it. Its tools' descriptions and parameter
     schemas, sent with every request, have the key redacted too."""
+
+    servers: McpServers | None = None
 
     async def get_tools(self, ctx: Any) -> dict[str, Any]:
         tools = await super().get_tools(ctx)
@@ -320,14 +353,7 @@ class _Redacted(WrapperToolset[Any]):
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         result = await super().call_tool(name, tool_args, ctx, tool)
-        if isinstance(result, str):
-            return tool_text(copied_instead(result, set()))
-        try:
-            dumped = json.dumps(result, ensure_ascii=False)
-        except (TypeError, ValueError):
-            return result  # not plain data (images, binary): passed on as the server gave it
-        cleaned = tool_text(copied_instead(dumped, set()))  # the marker has nothing JSON escapes
-        return result if cleaned == dumped else json.loads(cleaned)
+        return shaped(result, self.servers.media() if self.servers is not None else Media())
 
 
 def _described(tool: Any) -> Any:

@@ -29,6 +29,7 @@ from ...context.plumbing.events import Event
 from ..accounting.costs import UsageLedger
 from ..integrations.fenced import fenced
 from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
+from ..integrations.mcp_results import media_of
 from ..integrations.mcp_servers import McpServers, parse_servers
 from ..tools.todos import TodoItem, TodoList, todo_toolset
 
@@ -75,6 +76,8 @@ class SessionExtensions:
             self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
         else:
             self.mcp = None
+        if self.mcp is not None:  # a result's files as the model of the moment takes them (mcp_results.py)
+            self.mcp.media = lambda: media_of(session.env)
         self.ledger = UsageLedger(info=lambda: session.info, path=session.store.dir / "usage.jsonl")
         self.source = "resume" if resumed else ("clear" if previous is not None else "startup")
         self.started = False

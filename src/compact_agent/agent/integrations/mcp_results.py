@@ -1,0 +1,113 @@
+"""An MCP server's tool result as the model gets it, shaped like our own tools' results.
+
+The MCP client hands a result over as text, JSON data, files (`BinaryContent`: an image, audio, an
+embedded binary resource) or a list of them. What our own tools would never send is not sent:
+
+* every text in it (a text part, JSON data) without the API key, and with the marker of the user's
+  words marked as a copy (`copied_instead`), whatever else the result carries;
+* an image only to a model that takes images (`images`), of a kind the providers take (PNG, JPEG,
+  GIF, WEBP) and within `image_max_bytes`, as read_file sends one; otherwise a line saying what it
+  was and why it was not sent (a text-only provider refuses the request that carries it, and every
+  later one of the session, since the history keeps it);
+* any other file (audio, an embedded binary resource) as a line saying what it was, never its bytes;
+* the texts joined into one, so a long one is moved to a file by the tool-result budget as any
+  tool's is. That budget cannot shorten a result that carries an image: an image goes with text of
+  at most `text_with_media` characters (what a preview of a long result keeps at the least), and
+  with longer text it is left out, in a line, so the text can be moved to a file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.messages import BinaryContent, ToolReturn
+
+from ..safety.permissions import copied_instead
+from ..tools.base import tool_text
+from ..tools.images import NAMES, ImageInfo, dimensions
+
+
+@dataclass(frozen=True)
+class Media:
+    """What a result's files may be, for the model of the moment."""
+
+    sees_images: bool = False
+    max_bytes: int = 5 * 1024 * 1024
+    text_with_media: int = 4_000
+
+
+def media_of(env: Any) -> Media:
+    """What the session's tools' environment (`ToolEnv`) says of files now: the model of the
+    moment (`/model` changes it) and the settings."""
+    s = env.settings
+    return Media(bool(env.images), int(s.image_max_bytes), 2 * int(s.tool_result_preview_chars))
+
+
+def shaped(result: Any, media: Media) -> Any:
+    """`result` of an MCP tool call as the model gets it (see the module's docstring)."""
+    if isinstance(result, ToolReturn):  # a tool with an app: what the model gets is its return value
+        return dataclasses.replace(result, return_value=shaped(result.return_value, media))
+    items = result if isinstance(result, list) else [result]
+    if not any(isinstance(item, BinaryContent) for item in items):
+        return _clean(result)
+    texts = [_text(item) for item in items if not isinstance(item, BinaryContent)]
+    kept: list[BinaryContent] = []
+    for item in items:
+        if isinstance(item, BinaryContent):
+            why = _not_sent(item, media)
+            if why is None:
+                kept.append(item)
+            else:
+                texts.append(why)
+    text = "\n".join(t for t in texts if t)
+    if kept and len(text) > media.text_with_media:
+        text += "".join(f"\n[{_described(item)} came with this result; not sent beside text this long "
+                        f"({len(text):,} characters), so the text can be moved to a file]" for item in kept)
+        kept = []
+    if not kept:
+        return text
+    return [text, *kept] if text else kept
+
+
+def _clean(value: Any) -> Any:
+    """Text or JSON data without the key and with the user's marker marked as a copy."""
+    if isinstance(value, str):
+        return tool_text(copied_instead(value, set()))
+    try:
+        dumped = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return tool_text(copied_instead(str(value), set()))  # not plain data: its text, cleaned
+    cleaned = tool_text(copied_instead(dumped, set()))  # the marker has nothing JSON escapes
+    return value if cleaned == dumped else json.loads(cleaned)
+
+
+def _text(value: Any) -> str:
+    """A part beside files as text: a string as it is, data as its JSON, cleaned either way."""
+    cleaned = _clean(value)
+    return cleaned if isinstance(cleaned, str) else json.dumps(cleaned, ensure_ascii=False)
+
+
+def _described(item: BinaryContent) -> str:
+    """`a PNG image, 640×480, 12,345 bytes`, `an application/octet-stream file, 300,000 bytes`."""
+    size = len(item.data)
+    if item.media_type in NAMES:
+        width, height = dimensions(item.data[:65_536], item.media_type) or (None, None)
+        return "a " + ImageInfo(item.media_type, width, height, size).describe()
+    kind = "image" if item.is_image else "audio" if item.is_audio else "file"
+    return f"{'an' if item.media_type[:1] in 'aeiou' else 'a'} {item.media_type} {kind}, {size:,} bytes"
+
+
+def _not_sent(item: BinaryContent, media: Media) -> str | None:
+    """Why file `item` is not sent to the model, as the line the model gets instead; None to send it."""
+    what = _described(item)
+    if item.media_type not in NAMES:
+        return f"[{what} came with this result; not sent: only PNG, JPEG, GIF and WEBP images go to the model]"
+    if not media.sees_images:
+        return f"[{what} came with this result; this model cannot see images, so it was not sent]"
+    if len(item.data) > media.max_bytes:
+        return (f"[{what} came with this result: over the {media.max_bytes / 1_048_576:g} MB limit for images "
+                "(image_max_bytes); not sent]")
+    return None
