@@ -115,11 +115,17 @@ def described(path: Path) -> str:
 def custom_prompt(path: Path, args: str) -> str:
     """A custom command's prompt: the file's text (front matter dropped; `$ARGUMENTS` becomes what
     followed the command, else the arguments go after it). Raises `CommandError` when it cannot be
-    used (`command_text`)."""
+    used (`command_text`), or when it is blank: a file of front matter alone sent an empty message,
+    which the provider refused, and every later message of the session with it."""
     text = command_text(path)
-    if text.startswith("---\n") and "\n---\n" in text[4:]:
-        text = text[4:].split("\n---\n", 1)[1]
+    front = text.startswith("---\n") and "\n---\n" in (text[3:] + "\n")  # a closing line with no newline too
+    if front:
+        text = (text[3:] + "\n").split("\n---\n", 1)[1]
     prompt = fill(text, args) if PLACEHOLDER in text else (f"{text.rstrip()}\n\n{args}" if args else text)
+    if not prompt.strip():
+        said = "holds only its front matter" if front else "is blank"
+        raise CommandError(f"/{path.stem} is not run: {path} {said}, and a command needs a prompt "
+                           "(write one after the front matter, or give one after the command's name)")
     return prompt.strip()
 
 
