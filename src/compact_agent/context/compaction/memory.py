@@ -65,7 +65,7 @@ from .notes_state import NotesState, find, fingerprint, read_notes, read_state, 
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
 from .summarizer import transcript_as_data
-from .text_only import offers_output_tool, unable_to_act
+from .text_only import offers_output_tool, sendable, unable_to_act
 
 MAX_BACKOFF_S = 600.0
 REFUSED = f"{NOTES_MARK}: tool calls are refused for this request. Reply with the notes as plain text only."
@@ -259,7 +259,10 @@ class SessionMemory:
                     settings: dict[str, Any] | None, model: Model | None = None) -> ModelResponse:
         """One notes request, held to the `run`'s limits first and added to its usage after (in_run.py)."""
         in_run.admit(run)  # UsageLimitExceeded: not sent, a failed update
-        resp = await model_request(model or self.model, list(history), model_settings=settings,  # type: ignore[arg-type]
+        model = model or self.model
+        assert model is not None  # `_shared` and `_separate` send to a model they have
+        resp = await model_request(model, sendable(model, history, params, settings),
+                                   model_settings=settings,  # type: ignore[arg-type]
                                    model_request_parameters=params)
         in_run.count(run, in_run.priced(resp), check=False)  # paid for: kept; the run's next step checks
         return resp

@@ -61,7 +61,7 @@ from .cuts import join
 from .quoting import ENTRIES_NOTE, quoted
 from .result import SummaryNotSent
 from .summary_prompt import CUT_OFF, blocks, for_cap
-from .text_only import offers_output_tool, unable_to_act
+from .text_only import offers_output_tool, sendable, unable_to_act
 
 #: Which form of the summary request is being sent in this context: "shared" (the conversation's own
 #: messages, its prompt cache shared) or "separate" (the conversation as text, no tools); None outside
@@ -177,7 +177,8 @@ class SharedPrefixSummarizer:
             in_run.admit(self.run)
             token = SENDING.set(form)
             try:
-                resp = await model_request(self.model, list(messages), model_settings=settings,  # type: ignore[arg-type]
+                resp = await model_request(self.model, sendable(self.model, messages, params, settings),
+                                           model_settings=settings,  # type: ignore[arg-type]
                                            model_request_parameters=params)
             finally:
                 SENDING.reset(token)

@@ -1,13 +1,19 @@
 """How a request the library makes for itself (a summary, session notes) asks for text: the main
 request's parameters and settings, so the prefix is shared, the model unable to act (`unable_to_act`),
-and whether the agent's output tool is offered on it all the same (`offers_output_tool`)."""
+whether the agent's output tool is offered on it all the same (`offers_output_tool`), and its
+messages prepared as the model prepares an agent's (`sendable`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pydantic_ai import models
+from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models import Model, ModelRequestParameters
+
+from .cuts import join
 
 #: Providers whose prompt cache a `tool_choice` other than the main request's misses for the
 #: messages (Anthropic's prompt-caching docs: a changed `tool_choice` leaves the tools and the system
@@ -56,3 +62,35 @@ def offers_output_tool(params: ModelRequestParameters) -> bool:
     """Whether `unable_to_act`'s `params` offer the agent's output tool: a reply that called it calls
     it again if asked again, so the summary and the notes go to their request with no tools at once."""
     return bool(params.output_tools) and params.output_mode == "tool"
+
+
+#: Parts of a request that pydantic-ai (2.68) keeps for the run and that no provider's API carries as
+#: they are: a change to the tools offered (an MCP server's list changed, a tool search or a tool made
+#: one available), a capability loaded from code, the instructions' changes, a realtime session's
+#: speech. An agent's request goes through `Model.prepare_messages`, which states them as the model
+#: takes them (the tools that are now available, or their definitions where the provider takes them
+#: in the conversation) or leaves them out; a model handed one unprepared refuses the request
+#: ("cannot be rendered by this model"). By `part_kind`, so that a version without them reads none.
+UNPREPARED = frozenset({"tool-availability-delta", "capability-load-delta", "instruction-delta",
+                        "instruction-baseline", "speech"})
+#: A retry's parts: `pydantic_ai.direct.model_request` prepares a history holding one itself, whole.
+_RETRIES = frozenset({"retry-feedback", "retry-prompt"})
+
+
+def sendable(model: Model, messages: Sequence[ModelMessage], params: ModelRequestParameters,
+             settings: dict[str, Any] | None = None) -> list[ModelMessage]:
+    """`messages` as `model` is to be sent them by `pydantic_ai.direct.model_request`, with `params`
+    and `settings`: prepared as the model prepares an agent's request (`Model.prepare_messages`, so a
+    summary or notes request says of a changed tool set what the main request said, and shares its
+    cached prefix) where they hold a part only that preparation renders (`UNPREPARED`), adjacent
+    requests it leaves joined; else as they are (`model_request` prepares a history holding a retry
+    itself, and prepared twice, its frames would be noted as look-alikes of frames)."""
+    kinds = {getattr(p, "part_kind", None) for m in messages if isinstance(m, ModelRequest) for p in m.parts}
+    prepare = getattr(model, "prepare_messages", None)
+    if kinds.isdisjoint(UNPREPARED) or not kinds.isdisjoint(_RETRIES) or prepare is None:
+        return list(messages)
+    framed = getattr(models, "_with_framing_announcement", None)  # the request's own setting, as the agent's
+    if framed is not None:
+        params = framed(params, settings)
+    prepared = prepare(list(messages), params)
+    return join(prepared)
