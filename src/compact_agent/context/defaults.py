@@ -26,6 +26,7 @@ from .compaction.result import Summarize
 from .compaction.summarizer import SharedPrefixSummarizer
 from .compaction.summary_prompt import NEUTRAL, SummaryWording
 from .layers.order import default_layers
+from .plumbing.overflow import ModelWindows
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore, InMemoryStore, SideFiles
@@ -53,7 +54,7 @@ class _Unbuilt(Protocol):
     _owned: list[str]
     _window_unknown: bool
     _window_of_model: bool
-    _model_window: int | None
+    _windows: ModelWindows
     _all_tools: bool
     _own_memory: bool
     _now_model: Model | None
@@ -86,7 +87,7 @@ def build_defaults(cm: _Unbuilt, window: int | None, store: HistoryStore | None,
                    if given is not None]
     # No window and no limits: the model's own, read at the first request (`_window_from`).
     cm._window_unknown = cm._window_of_model = window is None and internals.limits is None
-    cm._model_window = None
+    cm._windows = ModelWindows()
     if internals.limits is not None:
         cm.limits = internals.limits
     else:

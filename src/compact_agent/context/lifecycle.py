@@ -30,9 +30,12 @@ from .defaults import as_model
 from .handlers import Confirm
 from .layers.budget import ToolResultBudget
 from .layers.microcompact import Microcompact
+from .plumbing.events import Event
 from .plumbing.identity_memo import forget_changed
+from .plumbing.overflow import model_key
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
+from .plumbing.silent_cut import CutWatch
 from .saved_state import taken_back
 from .state import ManagerState
 from .wiring import Internals
@@ -82,8 +85,10 @@ async def for_run(cm: M, ctx: RunContext[Any]) -> M:
 
 
 def state_for(cm: M, key: str, model: object = None) -> M:
-    """The state of conversation `key` ("" for runs without an id), made on first use; one whose
-    run's `model` is not the one this manager read its window from reads its own model's."""
+    """The state of conversation `key` ("" for runs without an id), made on first use: one whose
+    run's `model` is the one this manager's limits are of starts from them; one on another model
+    starts from the window given (or, given none, reads its model's); either takes what each model
+    taught this manager (`window_from`)."""
     if cm._conversation is None or cm._conversation == key:
         if cm._conversation is None:
             cm._conversation = key
@@ -107,10 +112,16 @@ def state_for(cm: M, key: str, model: object = None) -> M:
             "conversation is the conversation_id= passed to it, else the one its message_history carries, "
             f"else a new one pydantic-ai makes up); {same}create one ContextManager per conversation, or "
             f"leave {named} out")
-    known = not cm._window_unknown and not (cm._window_of_model and model is not None and
-                                            getattr(model, "context_window", None) != cm._model_window)
-    other = type(cm).wired(internals_now(cm, limits=cm.limits if known else None),
-                             window=cm.window if known else None, **options_now(cm))
+    known = not cm._window_unknown and (model is None or model_key(model) == cm._windows.model)
+    windows = cm._windows.copy(cm.window_learned)
+    if known:
+        other = type(cm).wired(internals_now(cm, limits=cm.limits), window=cm.window, **options_now(cm))
+        other._window_of_model, other.window_learned = cm._window_of_model, cm.window_learned
+    else:  # read at its first request
+        windows.model = None
+        window = None if cm._window_of_model else cm.window_learned.given if cm.window_learned else cm.limits.window
+        other = type(cm).wired(internals_now(cm, limits=None), window=window, **options_now(cm))
+    other._windows = windows
     other._conversation = key
     other._manager = cm
     cm._others[key] = other
@@ -121,16 +132,25 @@ def state_for(cm: M, key: str, model: object = None) -> M:
 
 def evict(cm: ManagerState, spare: ManagerState | None = None) -> None:
     """Keep at most `max_conversations`: the first (this instance's own state) counts toward the
-    limit and is never dropped; of the others the least recently used idle one goes (with a limit
-    of 1, no other is kept past its run). A busy one stays: dropped, its run went on in a state no
+    limit and is never dropped; of the others the least recently used idle one that never compacted
+    goes, else the least recently used idle one (with a limit of 1, no other is kept past its run),
+    and says so (`dropped`). A busy one stays: dropped, its run went on in a state no
     longer kept, and a new run with its id started afresh without the history the first was still
     adding to. With every other busy the limit is exceeded until one is done (the end of a run or
     `compact_now`, the next run's start, or `drain`). `spare` is the one about to run."""
     while len(cm._others) + 1 > cm.max_conversations:
-        idle = next((key for key, one in cm._others.items() if one is not spare and not busy(one)), None)
-        if idle is None:
+        idle = [key for key, one in cm._others.items() if one is not spare and not busy(one)]
+        if not idle:
             return
-        del cm._others[idle]
+        # One that compacted takes its archives with it (an InMemoryStore's, their only copy): it goes last.
+        dropped(cm._others.pop(next((key for key in idle if not cm._others[key].compactions), idle[0])))
+
+
+def dropped(one: ManagerState) -> None:
+    """Say that a conversation's state was let go, with what went with it (`ConversationEvent`)."""
+    archives = getattr(one.store, "archives", None)
+    one.emit(Event("conversation", "dropped", detail={
+        "compactions": len(one.compactions), "archives": len(archives) if isinstance(archives, list) else 0}))
 
 
 #: `_running` while `compact_now` rewrites the conversation (a run's is its run_id).
@@ -147,14 +167,12 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
                       usage_limits: UsageLimits | None = None) -> list[ModelMessage]:
     """`ContextManager.compact_now`: a manual compaction outside a run, of the history given. A
     history whose messages name their conversation is compacted in that conversation's state
-    (its store, its archive), whichever state it was called on. Its summary requests count in
-    `usage` and are held to `usage_limits` where given (compaction/in_run.py)."""
-    named = {m.conversation_id for m in messages if m.conversation_id}
-    if len(named) > 1:
-        raise CompactionError(f"these messages belong to {len(named)} conversations ({', '.join(sorted(named))}); "
-                              "compact one conversation's history at a time")
+    (its store, its archive), whichever state it was called on: the newest one named, as a run
+    given that history runs in it (pydantic-ai's rule; a branch given its own `conversation_id=`
+    carries its trunk's id on the messages before it). Its summary requests count in `usage` and
+    are held to `usage_limits` where given (compaction/in_run.py)."""
     state = cast(ManagerState, cm)  # the ContextManager it is
-    key = next(iter(named)) if named else (state._conversation or "")
+    key = next((m.conversation_id for m in reversed(messages) if m.conversation_id), state._conversation or "")
     target = cast(Compacting, state_for(state, key))
     if target is not cm:
         return await compact_now(target, messages, instructions, model, confirm, usage, usage_limits)
@@ -212,16 +230,36 @@ def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
 
 
 def window_from(cm: ManagerState, model: Model) -> None:
-    """`ContextManager()` without a window: the model's, where pydantic-ai knows it."""
-    if not cm._window_unknown:
+    """The window of the model this request goes to: given none, `ContextManager()` works within the
+    model's own, where pydantic-ai knows it; given one, within that for every model. A limit a model's
+    server taught (a refusal, prompts it cut) is that model's: a conversation's requests to another
+    model (a hand-off with `message_history`, `run(model=...)`) work within that one's window, and
+    back on the first, within its limit again (`ModelWindows`, plumbing/overflow.py)."""
+    windows, key = cm._windows, model_key(model)
+    if windows.model == key:
         return
-    known = getattr(model, "context_window", None)  # pydantic-ai 2.68+: from the model's profile
-    if not isinstance(known, int) or known <= 0:
-        raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
-                        "pydantic-ai does not know: ContextManager(window=...)")
+    if cm._window_of_model:
+        base = getattr(model, "context_window", None)  # pydantic-ai 2.68+: from the model's profile
+        if not isinstance(base, int) or base <= 0:
+            raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
+                            "pydantic-ai does not know: ContextManager(window=...)")
+    else:  # the window given (the host's), under what the model in force taught
+        base = cm.window_learned.given if cm.window_learned is not None else cm.limits.window
+    first = windows.model is None
+    windows.leave(cm.window_learned, cm.calibration.watch)
+    # On the first request, a limit taken back with the saved state (saved_state.py) is this model's.
+    learned = (cm.window_learned if first else None) or windows.learned.get(key)
+    windows.model = key
+    if not first:
+        cm.calibration.watch = windows.watches.pop(key) if key in windows.watches else CutWatch()
+        cm.calibration.watch.switched = True
     cm._window_unknown = False
-    cm._model_window = known
-    cm.set_window(known)
+    if learned is not None and learned.given == base:
+        if cm.limits.window != learned.window or cm.window_learned != learned:
+            cm.set_window(learned.window)
+            cm.window_learned = learned
+    elif cm.window is None or cm.limits.window != base or cm.window_learned is not None:
+        cm.set_window(base)
 
 
 def conversation(cm: M, conversation_id: str) -> M | None:

@@ -40,7 +40,7 @@ from .plumbing import tokens
 from .plumbing.events import Event, RunStream, one_line, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
-from .plumbing.overflow import LearnedWindow, figures
+from .plumbing.overflow import LearnedWindow, ModelWindows, figures
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore
@@ -74,7 +74,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
     _owned: list[str]  # what the caller built, which holds one conversation
     _window_unknown: bool
     _window_of_model: bool  # none was given: each conversation's is its model's own
-    _model_window: int | None  # what the model said, once read (a learned window may be smaller)
+    _windows: ModelWindows  # whose window the limits are, and what the conversation's other models taught
     _all_tools: bool
     _own_memory: bool
     _now_model: Model | None

@@ -146,11 +146,26 @@ class NotesEvent(Event):
     kind: ClassVar[str] = "memory"
 
 
+@dataclass
+class ConversationEvent(Event):
+    """A conversation's state let go (`action` "dropped"): past `max_conversations`, the least recently
+    used idle one goes, and a run of it later starts afresh. What went with it: `detail["compactions"]`,
+    and `detail["archives"]`, the transcripts before them its store held (with the default `InMemoryStore`,
+    their only copy); `conversation_id` names it."""
+
+    kind: ClassVar[str] = "conversation"
+
+    @property
+    def archives(self) -> int:
+        return int(self.detail.get("archives") or 0)
+
+
 #: The view layers' names, L1 to L4: each layer's `name`, and the `layer` of its events. What goes by
 #: them outside the layers (the terminal's lines and /status, the demo, the analyzer's labels) takes them here.
 LAYER_NAMES: tuple[str, ...] = tuple(c.kind for c in (BudgetEvent, SnipEvent, MicrocompactEvent, CollapseEvent))
 EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (BudgetEvent, SnipEvent, MicrocompactEvent,
-                                                           CollapseEvent, CompactionEvent, NotesEvent)}
+                                                           CollapseEvent, CompactionEvent, NotesEvent,
+                                                           ConversationEvent)}
 
 
 def typed(event: Event) -> Event:

@@ -19,15 +19,22 @@ replaced and the server it was learned from, as the host names it (`Internals.se
 model and endpoint), so a conversation resumed with that same window against that same server works
 within the server's from its first request; one given another window, or sent to another server or
 model, does not take it.
+
+A limit learned (a refusal, or prompts cut: silent_cut.py) is one model's: a conversation handed from
+one model to another (an agent's hand-off, `run(model=...)`) is held to it only while its requests go
+to that model (`ModelWindows`, lifecycle.window_from): a researcher on a 100K model went on compacting
+at 4K after a coder on a 4K model had been refused once in the same conversation.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, ModelHTTPError
+
+from .silent_cut import CutWatch
 
 _N = r"(\d[\d,]*)"
 # The servers' own words, as their sources write them:
@@ -161,3 +168,39 @@ class LearnedWindow:
                 and all(isinstance(s, str) for s in server)):
             return cls(window, given, server[0] if server else None)
         return None
+
+
+def model_key(model: object) -> str:
+    """Which model a window is of: its provider, name and endpoint, and the window pydantic-ai knows
+    for it (two stand-ins of one name with different windows are two models)."""
+    return (f"{getattr(model, 'system', '')}:{getattr(model, 'model_name', '')}@{getattr(model, 'base_url', None) or ''}"
+            f"#{getattr(model, 'context_window', None)}")
+
+
+@dataclass
+class ModelWindows:
+    """Whose window a conversation's limits are (`model`, a `model_key`; None before its first
+    request), and what the other models it went to taught: each one's limit learned (`learned`) and
+    what its usage reports told of cutting (`watches`), taken back when the conversation goes back to it."""
+
+    model: str | None = None
+    learned: dict[str, LearnedWindow] = field(default_factory=dict)
+    watches: dict[str, CutWatch] = field(default_factory=dict)
+
+    def leave(self, learned: LearnedWindow | None, watch: CutWatch) -> None:
+        """The conversation's requests go to another model: what the one in force taught is kept for it."""
+        if self.model is None:
+            return
+        self.watches[self.model] = watch
+        if learned is not None:
+            self.learned[self.model] = learned
+        else:
+            self.learned.pop(self.model, None)
+
+    def copy(self, current: LearnedWindow | None) -> ModelWindows:
+        """For another conversation: the limits learned (of the same servers), `current` the one of the
+        model in force; not the cutting judged in this one's reports."""
+        copied = ModelWindows(self.model, dict(self.learned))
+        if self.model is not None and current is not None:
+            copied.learned[self.model] = current
+        return copied

@@ -87,6 +87,9 @@ class CutWatch:
     _whole: tuple[int, int] | None = None  # the newest report judged whole: (reported less thinking, least estimate)
     _errors: list[float] = field(default_factory=list)  # relative errors of the newest whole reports
     _open: bool = False  # the previous report was neither whole nor a cut: the first of a pair, maybe
+    # The conversation's requests went to this watch's model from another's (ModelWindows, overflow.py): the
+    # previous report, the other model's, tells nothing of this one's cutting (a 4K model's after a 100K's).
+    switched: bool = False
 
     def error(self) -> float:
         """The estimate's error measured: the largest of the newest whole reports' (0: none yet), at
@@ -110,6 +113,8 @@ class CutWatch:
         the request so (more than `MAX_RATIO` times the estimate is a stand-in's figure, and a cut keeps
         less than it was sent: later reports of that size are no cut, `uncut`, nor is it whole)."""
         least = max(1, estimated - unsure)  # what the provider counts of it, at least
+        if self.switched:
+            last, self.switched, self._open = None, False, False
         if not plausible:
             self.uncut = reported
         previous = previous_least = None
