@@ -8,6 +8,10 @@ same microsecond (it is then moved on by a microsecond).
 Earlier versions named them `<id>-<YYYYmmdd-HHMMSS>.jsonl` and, for a second one within the same
 second, `…-2.jsonl`, `…-10.jsonl`: `ls` put `-10` before `-9` and `-2` before the first. Those
 names are still read, and `session_archives` puts them in the order they were written.
+
+What a compaction (or another rewrite) was is its boundary, the first line of the file it wrote,
+which the next one archives: `head_boundaries` reads a file only that far, so counting them
+(/status, /cost, /history) reads a few lines of each archive, not every message of each.
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .entries import Boundary
 
 STAMP = "%Y%m%d-%H%M%S-%f"
 _NEW = re.compile(r"(\d{8}-\d{6})-(\d{6})")
@@ -70,3 +78,24 @@ def next_archive(archive_dir: Path, session_id: str, now: datetime) -> Path:
     while (dest := archive_dir / f"{session_id}-{when.strftime(STAMP)}.jsonl").exists():
         when += _ONE
     return dest
+
+
+def head_boundaries(path: Path) -> list[Boundary]:
+    """The boundaries at the head of session file (or archive) `path`, read up to its first message
+    or prompt: a rewrite writes its boundary first, then the messages, and nothing writes one after
+    them. Raises what opening it raises (regular_file.NotRegular for a FIFO or a device); the lines
+    are read as a load reads them, an unreadable one skipped."""
+    from .entries import Boundary
+    from .lines import readable_entries
+
+    found: list[Boundary] = []
+    for entry in readable_entries(path):  # a generator: what follows the head is never read
+        kind = entry.get("kind")
+        if kind in ("message", "prompt"):
+            break
+        if kind == "boundary":
+            try:
+                found.append(Boundary.from_json(entry["boundary"]))
+            except (ValueError, KeyError):  # as a load, which skips it
+                continue
+    return found
