@@ -213,19 +213,21 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
 def saved_words(r: CostReport, compactions: int) -> str:
     """What was kept out of the requests, and what that saved against what could have been sent
     instead: each request whole, or a full window where whole it would not have fit (a provider
-    refuses it). Priced whole, the net saving was over a run that could not have happened. The
+    refuses it). Priced whole, the net saving was over a run that could not have happened; the
+    tokens are counted the same way (`CostReport.avoided_sendable`), not summed whole. The
     requests that would not have fit are said in one wording, priced or not (`OVER`); the money is
     that of the requests of known prices, those of unknown prices said apart (`costs.cost_words`)."""
     who = (f"{plural(compactions, 'compaction')} and trimming what was sent" if compactions else
            "no compaction yet; trimming what was sent (large tool results previewed, old tool results cleared, "
            "old rounds folded)")
     over = OVER.format(plural(r.over_window, "request")) if r.over_window else ""
+    kept = r.avoided_sendable  # each request's up to a full window, as the money counts it
     if r.unpriced == sum(r.requests.values()):
-        return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests (money unknown)"
-                + (f"; {over}" if over else ""))
+        return (f"{who} kept ~{kept:,} input tokens out of the requests (money unknown)"
+                + (f"; {over}: counted as a full window" if over else ""))
     whole = "each request whole" + (f" ({over}: counted as a full window)" if over else "")
     apart = f" (the {plural(r.unpriced, 'request')} at unknown prices not priced)" if r.unpriced else ""
-    return (f"{who} kept ~{r.avoided_tokens:,} input tokens out of the requests; against sending {whole}: "
+    return (f"{who} kept ~{kept:,} input tokens out of the requests; against sending {whole}: "
             f"≈ ${r.avoided_cost:.4f} saved at this session's cache mix, summaries and notes cost "
             f"${r.compaction_cost:.4f}, net ≈ ${r.net_saving:.4f}{apart}")
 

@@ -262,6 +262,10 @@ class CostReport:
     #: requests made with a model whose prices are unknown: their cost is in no sum (`total_cost` is
     #: what the others cost), counted apart (`cost_words`)
     unpriced: int = 0
+    #: `avoided_tokens` as `avoided_cost` prices them: each request's at most what a full window has
+    #: room for. /cost says this one: 28 compactions in a 16K window summed to '~1,916,791,721 input
+    #: tokens kept out', as many as no request could ever have carried
+    avoided_sendable: int = 0
 
     @property
     def priced(self) -> bool:
@@ -299,6 +303,7 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
     total_cost = 0.0
     avoided_tokens = 0
     avoided_cost = 0.0
+    sendable = 0
     compaction_cost = 0.0
     over = 0
     unpriced = 0
@@ -327,10 +332,11 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
             # run that could not have happened.
             room = max(0, (window(e.info) if window else e.info.window) - e.input_tokens)
             avoided_cost += min(e.avoided, room) * per_token
+            sendable += min(e.avoided, room)
             if e.avoided > room:
                 over += 1
         elif e.kind != "main":
             compaction_cost += e.cost
     return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over,
                       stopped=sum(e.stopped for e in entries), estimated=sum(e.estimated for e in entries),
-                      unpriced=unpriced)
+                      unpriced=unpriced, avoided_sendable=sendable)
