@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
-import json
 import os
 import re
 from collections.abc import Callable
@@ -33,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.toolsets import CombinedToolset, WrapperToolset
+from pydantic_ai.toolsets import CombinedToolset
 
 from ... import secrets
 from ...config import Settings
@@ -42,9 +40,10 @@ from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
 from .fenced import fenced
+from .mcp_calls import ServerTools
 from .mcp_failures import missing_program, why_failed
 from .mcp_names import BUILT_IN, NAME_RULE, valid_name
-from .mcp_results import Media, shaped
+from .mcp_results import Media
 
 MCP_HEAD = "[compact-agent: MCP servers]"
 SERVER_TAG = "server_instructions"  # the fence of a server's instructions (fenced.py)
@@ -52,7 +51,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 #: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`, read as
 #: `mcpServers`), taken and not needed: the transport follows from `command` or `url`. Any other key
 #: is a mistake to say (`timout = 5` was ignored without a word, and the server kept the default).
-KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout")
+KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout", "tool_timeout")
 _TOLERATED = ("type",)
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -78,6 +77,7 @@ class McpServerConfig:
     compactable: bool = True  # old results may be cleared by microcompact like read_file's
     instructions: bool = True  # declare the server's instructions to the model
     timeout_s: float = 30.0  # connection and initialisation
+    tool_timeout_s: float = 300.0  # one tool call (mcp_calls.py)
 
 
 def _expand(value: str) -> str:
@@ -123,6 +123,7 @@ def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
                 compactable=bool(spec.get("compactable", True)),
                 instructions=bool(spec.get("instructions", True)),
                 timeout_s=float(spec.get("timeout", 30.0)),
+                tool_timeout_s=float(spec.get("tool_timeout", 300.0)),
             ))
         except (TypeError, AttributeError, ValueError) as e:
             raise McpConfigError(f"mcp_servers.{name}: {e}", [(f"mcp_servers.{name}", str(e))]) from None
@@ -161,9 +162,10 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
             found += [(f"{at}.{key}.{k}", f"expected a string, not {shown(v)}") for k, v in table.items()
                       if not _text_like(v)]
             found += [(f"{at}.{key}.{k}", why) for k, v in table.items() if (why := _unset(v)) is not None]
-    timeout = spec.get("timeout", 30.0)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3_600:
-        found.append((f"{at}.timeout", f"expected seconds, more than 0 and at most 3,600, not {shown(timeout)}"))
+    for key, most in (("timeout", 3_600), ("tool_timeout", 86_400)):
+        timeout = spec.get(key, 30.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= most:
+            found.append((f"{at}.{key}", f"expected seconds, more than 0 and at most {most:,}, not {shown(timeout)}"))
     for key in ("compactable", "instructions"):
         if key in spec and not isinstance(spec[key], bool):  # bool("no") is true
             found.append((f"{at}.{key}", f"expected true or false, not {shown(spec[key])}"))
@@ -218,6 +220,25 @@ class McpServers:
         self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
         #: what a result's files may be for the model of the moment (mcp_results.py); the session sets it
         self.media: Callable[[], Media] = Media
+        self.stopped: dict[str, str] = {}  # server -> what its tools' calls say: its program ended
+        self._ended: list[ServerState] = []  # closed with the others
+
+    def tool_timeout(self, name: str) -> float:
+        state = self.live.get(name)
+        return state.config.tool_timeout_s if state is not None else 300.0
+
+    def ended(self, name: str, tool: str) -> str:
+        """Server `name`'s program was found gone by a call of `tool`: no longer connected (in /mcp
+        too), said once in a line; what that call, and every later one of its tools, fails with."""
+        if name not in self.stopped:
+            why = f"its program ended, or closed its output, during a call of {tool}"
+            self.stopped[name] = (f"MCP server {name} has stopped ({why}); its tools cannot be called "
+                                  "until the agent is started again")
+            if (state := self.live.pop(name, None)) is not None:
+                self._ended.append(state)
+            self.failed[name] = f"stopped: {why}"
+            self.report("failed", self.stopped[name], {"server": name})
+        return self.stopped[name]
 
     async def connect(self) -> None:
         """Connect every configured server once, all at once: each one's result is reported as soon
@@ -231,7 +252,7 @@ class McpServers:
         order = [cfg.name for cfg in self.configs]
         self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
         taken = set(BUILT_IN)
-        self.toolset.toolsets = [_Redacted(self._named(name, s, taken), self) for name, s in self.live.items()]
+        self.toolset.toolsets = [ServerTools(self._named(name, s, taken), self, name) for name, s in self.live.items()]
 
     async def _connect_one(self, cfg: McpServerConfig) -> None:
         try:
@@ -256,10 +277,11 @@ class McpServers:
             cwd = str((self.cwd / cfg.cwd).resolve()) if cfg.cwd else str(self.cwd)
             client: Any = StdioTransport(command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cwd,
                                          keep_alive=False)
-            toolset = MCPToolset(client, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s)
+            toolset = MCPToolset(client, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s,
+                                 read_timeout=cfg.tool_timeout_s + 5)  # a call's own limit is said first (mcp_calls.py)
         else:
             toolset = MCPToolset(cfg.url, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s,
-                                 headers=dict(cfg.headers) or None)
+                                 read_timeout=cfg.tool_timeout_s + 5, headers=dict(cfg.headers) or None)
         await asyncio.wait_for(toolset.__aenter__(), cfg.timeout_s + 5)
         try:
             tools = await asyncio.wait_for(toolset.list_tools(), cfg.timeout_s)
@@ -304,8 +326,9 @@ class McpServers:
             with contextlib.suppress(Exception):
                 await state.toolset.__aexit__(None, None, None)
 
-        await asyncio.gather(*(close(s) for s in self.live.values()))
+        await asyncio.gather(*(close(s) for s in [*self.live.values(), *self._ended]))
         self.live.clear()
+        self._ended.clear()
         self.toolset.toolsets = []
 
     def compactable_tools(self) -> set[str]:
@@ -334,38 +357,6 @@ class McpServers:
         if self._pending is not None:
             self.announced = self._pending
             self._pending = None
-
-
-@dataclass
-class _Redacted(WrapperToolset[Any]):
-    """An MCP server's results pass through the same filter as our own tools' (`tool_text`): a
-    server may echo the API key (a config dump, an error), and it must not reach the model. Nor
-    may it pass for the user: the marker of the user's words in a refusal is marked as a copy
-    (`copied_instead`; no refusal of ours is an MCP result). Its files go as our tools' do
-    (mcp_results.py): an image only to a model that takes it. Its tools' descriptions and parameter
-    schemas, sent with every request, have the key redacted too."""
-
-    servers: McpServers | None = None
-
-    async def get_tools(self, ctx: Any) -> dict[str, Any]:
-        tools = await super().get_tools(ctx)
-        return {name: _described(tool) for name, tool in tools.items()}
-
-    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
-        result = await super().call_tool(name, tool_args, ctx, tool)
-        return shaped(result, self.servers.media() if self.servers is not None else Media())
-
-
-def _described(tool: Any) -> Any:
-    """`tool` (a ToolsetTool) as the model is told it: its description and parameters without the
-    key. Its arguments are still checked against the schema the server gave."""
-    told = tool.tool_def
-    dumped = json.dumps([told.description, told.parameters_json_schema], ensure_ascii=False)
-    if (cleaned := secrets.redact(dumped)) == dumped:
-        return tool
-    description, schema = json.loads(cleaned)
-    return dataclasses.replace(tool, tool_def=dataclasses.replace(told, description=description,
-                                                                  parameters_json_schema=schema))
 
 
 def _text(states: list[ServerState], verb: str) -> str:

@@ -1,0 +1,98 @@
+"""A call of an MCP server's tool, as the agent makes it: within the server's `tool_timeout`, its
+result shaped as our own tools' (mcp_results.py), a server whose program has ended said so.
+
+* A call that gets no answer within `tool_timeout` (300 s by default) fails, naming the server, the
+  tool and the seconds; the MCP client's own read timeout (five minutes, whatever the config said)
+  failed without naming either.
+* A call that finds the server's program gone ('Connection closed') fails naming the server, which
+  is then no longer listed as connected (`/mcp` said `connected` of a crashed server) and is said
+  once in a line; its tools' later calls fail at once, in the same words.
+* Tool descriptions and parameter schemas, sent with every request, go without the API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic_ai.exceptions import ModelRetry, ToolFailed
+from pydantic_ai.toolsets import WrapperToolset
+
+from ... import secrets
+from .mcp_failures import CONNECTION_CLOSED
+from .mcp_results import Media, shaped
+
+
+class Servers(Protocol):
+    """What a call needs of the session's servers (mcp_servers.McpServers)."""
+
+    stopped: dict[str, str]
+    media: Callable[[], Media]
+
+    def tool_timeout(self, name: str) -> float: ...
+    def ended(self, name: str, tool: str) -> str: ...
+
+
+@dataclass
+class ServerTools(WrapperToolset[Any]):
+    """One server's tools as the model calls them. Its results pass through the same filter as our
+    own tools' (`tool_text`): a server may echo the API key (a config dump, an error), and it must
+    not reach the model. Nor may it pass for the user: the marker of the user's words in a refusal
+    is marked as a copy (`copied_instead`; no refusal of ours is an MCP result). Its files go as our
+    tools' do (mcp_results.py): an image only to a model that takes it."""
+
+    servers: Servers | None = None
+    server: str = ""
+
+    async def get_tools(self, ctx: Any) -> dict[str, Any]:
+        tools = await super().get_tools(ctx)
+        return {name: _described(tool) for name, tool in tools.items()}
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        servers = self.servers
+        if servers is None:
+            return shaped(await super().call_tool(name, tool_args, ctx, tool), Media())
+        if (why := servers.stopped.get(self.server)) is not None:
+            raise ToolFailed(why)
+        limit = servers.tool_timeout(self.server)
+        try:
+            result = await asyncio.wait_for(super().call_tool(name, tool_args, ctx, tool), limit)
+        except TimeoutError:
+            raise ToolFailed(f"MCP server {self.server} did not answer this call of {name} within {limit:g}s "
+                             f"(its tool_timeout in [mcp_servers.{self.server}])") from None
+        except ModelRetry as e:
+            if not _closed(e):
+                raise
+            raise ToolFailed(servers.ended(self.server, name)) from None
+        return shaped(result, servers.media())
+
+
+def _closed(e: BaseException) -> bool:
+    """Whether `e` says the server's stream ended (its program exited, or closed its output)."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [e]
+    while stack:
+        c = stack.pop()
+        if c is None or id(c) in seen:
+            continue
+        seen.add(id(c))
+        if getattr(c, "code", None) == CONNECTION_CLOSED:
+            return True
+        stack += [c.__cause__, c.__context__]
+    return False
+
+
+def _described(tool: Any) -> Any:
+    """`tool` (a ToolsetTool) as the model is told it: its description and parameters without the
+    key. Its arguments are still checked against the schema the server gave."""
+    told = tool.tool_def
+    dumped = json.dumps([told.description, told.parameters_json_schema], ensure_ascii=False)
+    if (cleaned := secrets.redact(dumped)) == dumped:
+        return tool
+    description, schema = json.loads(cleaned)
+    return dataclasses.replace(tool, tool_def=dataclasses.replace(told, description=description,
+                                                                  parameters_json_schema=schema))
