@@ -3,7 +3,11 @@ may still fit in its last one): the turn goes on, its message reaches the model 
 conversation. The list was written as each turn began, before anything else: every turn failed with
 a bare 'No space left on device' (`-p`: exit 1), and in the REPL the message typed was marked as
 never sent, so after space was freed the next request went on without it, and nothing said so. The
-checkpoint is kept in memory, saved with the next list that can be written, and said once."""
+checkpoint is kept in memory, saved with the next list that can be written, and said once.
+
+Where it is the request itself that the session file cannot take (the typed message's own entry,
+saved as it was typed, fitted), the message stays in the conversation, unanswered, as after a
+request the provider refused; it was marked unsent and dropped out, nothing saying so."""
 
 from __future__ import annotations
 
@@ -117,5 +121,47 @@ async def test_a_turn_goes_on_without_its_checkpoint_saved(tmp_path: Path, monke
         s = opened(tmp_path, server)
         try:
             assert prompts_of(s) == ["one", "two"]
+        finally:
+            s.close()
+
+
+def no_room_for_messages(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """While its one item is True, the session file takes no message (a request, an answer): the
+    entry a typed message is saved in as it is entered, a few bytes, still fits in its last block."""
+    from compact_agent.session import journal
+
+    real, full = journal.append, [False]
+
+    def append(path: Path, data: object, side_dir: Path) -> Path | None:
+        if full[0] and isinstance(data, bytes) and b'"kind": "message"' in data:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data, side_dir)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(journal, "append", append)
+    return full
+
+
+async def test_a_message_whose_request_could_not_be_saved_stays_in_the_conversation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    full = no_room_for_messages(monkeypatch)
+    prompts = iter([False, True, False, False])  # full for the second message only
+
+    def at_prompt() -> None:
+        full[0] = next(prompts, False)
+
+    with FakeOpenAIServer(echo, model="fake-model") as server:
+        run = await asyncio.wait_for(drive(tmp_path, echo, ["first\r", "second\r", "third\r"], server=server,
+                                           at_prompt=at_prompt), 60)
+        said = " ".join(run.out.split())
+        assert "could not write the session file" in said
+        assert "No space left on device; what was saved before is intact" in said
+        assert len(server.requests) == 2  # nothing was sent that could not be saved first
+        # as after a refused request: the message is in the conversation, closed as unanswered
+        assert [message_text(m) for m in server.requests[-1].messages if m.get("role") == "user"] == \
+            ["first", "second", "third"]
+        s = opened(tmp_path, server)
+        try:
+            assert prompts_of(s) == ["first", "second", "third"]
+            assert not s.warnings
         finally:
             s.close()

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage
 
 from .. import crashpoints, secrets, stop_signals
 from . import journal, last_run, listing, locks, remembered, unreadable, unused
@@ -52,6 +52,7 @@ from .files import (
 )
 from .loading import load_session_file
 from .not_a_session import refuse_if_not_a_session
+from .prompt_entry import carries_prompt, prompt_text
 
 # The store's own names, and what the agent and its UI import from here (entries.py, files.py, loading.py).
 __all__ = [
@@ -61,20 +62,11 @@ __all__ = [
 ]
 
 
-def _carries_prompt(m: ModelMessage) -> bool:
-    """A request with the user's own words (not one of our context messages, not a summary)."""
-    return isinstance(m, ModelRequest) and not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts)
-
-
 def _a_reply(entry: dict[str, Any]) -> bool:
     """Whether `entry` saves a reply of the model (not one of ours: a turn closed unanswered)."""
     message = entry.get("message")
     return (entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response"
             and from_the_model(message.get("metadata")))
-
-
-def _prompt_text(m: ModelMessage) -> str:
-    return "".join(p.content for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str))
 
 
 class SessionStore:
@@ -91,6 +83,7 @@ class SessionStore:
         self._lock_fd: int | None = None
         self._started = False  # no file when this run locked it: judged at close (unused.nothing_to_resume)
         self._prompt: tuple[str, str] | None = None  # (entry id, text) of a typed message not yet sent
+        self._kept = False  # …whose request could not be saved: its entry is the message (prompt_entry.py)
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
         self._told = 0  # how many of them a load has told of
@@ -232,10 +225,15 @@ class SessionStore:
         entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
         carrier = None
         if self._prompt is not None:  # the request that takes the saved typed message to the model names it
-            carrier = next((e for e, m in zip(entries, messages, strict=True) if _carries_prompt(m)), None)
+            carrier = next((e for e, m in zip(entries, messages, strict=True) if carries_prompt(m)), None)
             if carrier is not None:
                 carrier["prompt"] = self._prompt[0]
-        self._append_lines(entries)
+        try:
+            self._append_lines(entries)
+        except OSError:
+            if carrier is not None:  # the typed message's entry stays the message (prompt_entry.py)
+                self._kept = True
+            raise
         if carrier is not None:
             self._prompt = None
 
@@ -250,7 +248,8 @@ class SessionStore:
     def settle_prompt(self) -> None:
         """After a turn: a typed message that never went into the history (the turn was interrupted,
         or failed, before its request) is marked unsent, so a reload has the history this run had."""
-        if self._prompt is None:
+        if self._prompt is None or self._kept:  # …but not one whose request could not be saved
+            self._prompt, self._kept = None, False
             return
         self._append_lines(self._entries([("prompt", {"prompt": {"unsent": self._prompt[0]}})], self._last_id))
         self._prompt = None
@@ -317,7 +316,7 @@ class SessionStore:
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
         pending = self._prompt
-        if pending is not None and not any(_carries_prompt(m) and _prompt_text(m) == pending[1] for m in messages):
+        if pending is not None and not any(carries_prompt(m) and prompt_text(m) == pending[1] for m in messages):
             # A typed message not yet sent stays saved, after the new history (it has no place in it yet).
             entries += self._entries([("prompt", {"prompt": {"text": pending[1]}})], entries[-1]["id"])
         try:
@@ -348,7 +347,7 @@ class SessionStore:
             else:
                 if kept is not None:
                     self.set_aside.append(kept)
-        own = self._prompt[0] if self._prompt is not None else None
+        own = self._prompt[0] if self._prompt is not None and not self._kept else None
         loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
         if self._lock_fd is not None and loaded.unreadable and loaded.read:  # rare: read again once set aside
             with contextlib.suppress(OSError):  # read-only: the load skips them and says so, as before
