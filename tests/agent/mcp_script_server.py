@@ -5,7 +5,7 @@
 MODE `badnames` lists tools whose names a provider refuses; `clash` a tool `file` (with a server
 named `read`, `read_file`, a built-in's name). Tools: `image` (text and a PNG), `blob` (an embedded
 binary resource), `injectimg` (the key and the user's marker beside a PNG), `bigimg` (a megabyte of
-text beside a PNG), `echo`, `hang` (never answers), `crash` (the program ends).
+text beside a PNG), `echo`, `hang` (never answers; its pid written to $PID_FILE), `crash` (the program ends).
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ def result(name: str, args: dict) -> list[dict]:
     if name == "bigimg":
         return image("BIGIMG " + "y" * 1_000_000)
     if name == "hang":
+        if os.environ.get("PID_FILE"):  # where a test learns the call began, and which program to look for
+            with open(os.environ["PID_FILE"], "w") as f:
+                f.write(f"{os.getpid()}\n")
         time.sleep(100_000)
     if name == "crash":
         os._exit(9)

@@ -8,6 +8,8 @@ result shaped as our own tools' (mcp_results.py), a server whose program has end
   is then no longer listed as connected (`/mcp` said `connected` of a crashed server) and is said
   once in a line; its tools' later calls fail at once, in the same words.
 * Tool descriptions and parameter schemas, sent with every request, go without the API key.
+* A server's program is found as it starts (`group_leaders`), so that it is killed with the agent
+  however the agent ends (mcp_servers.py hands it to shell_groups.py).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic_ai.exceptions import ModelRetry, ToolFailed
@@ -96,3 +100,22 @@ def _described(tool: Any) -> Any:
     description, schema = json.loads(cleaned)
     return dataclasses.replace(tool, tool_def=dataclasses.replace(told, description=description,
                                                                   parameters_json_schema=schema))
+
+
+def group_leaders() -> set[int]:
+    """This process's children that lead their own session, as a server's program does (read from
+    /proc; empty where there is none)."""
+    me, found = os.getpid(), set[int]()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if name.isdigit():
+            try:
+                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 3 and fields[1] == str(me) and fields[3] == name:  # its parent, its session
+                found.add(int(name))
+    return found

@@ -39,8 +39,9 @@ from ...context.compaction.summary import one_line
 from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
+from ..tools.shell_groups import running
 from .fenced import fenced
-from .mcp_calls import ServerTools
+from .mcp_calls import ServerTools, group_leaders
 from .mcp_failures import missing_program, why_failed
 from .mcp_names import BUILT_IN, NAME_RULE, valid_name
 from .mcp_results import Media
@@ -222,6 +223,11 @@ class McpServers:
         self.media: Callable[[], Media] = Media
         self.stopped: dict[str, str] = {}  # server -> what its tools' calls say: its program ended
         self._ended: list[ServerState] = []  # closed with the others
+        #: the servers' programs, killed with the agent however it ends (shell_groups.py): each is the
+        #: leader of its own group (MCP's stdio client starts it so), which a SIGTERM or SIGHUP to the
+        #: agent never reached; one busy in a call went on with parent PID 1
+        self._groups = contextlib.ExitStack()
+        self._pids: set[int] = set()
 
     def tool_timeout(self, name: str) -> float:
         state = self.live.get(name)
@@ -282,7 +288,13 @@ class McpServers:
         else:
             toolset = MCPToolset(cfg.url, id=cfg.name, tool_error_behavior="failed", init_timeout=cfg.timeout_s,
                                  read_timeout=cfg.tool_timeout_s + 5, headers=dict(cfg.headers) or None)
-        await asyncio.wait_for(toolset.__aenter__(), cfg.timeout_s + 5)
+        before = group_leaders() if cfg.command else set()
+        try:
+            await asyncio.wait_for(toolset.__aenter__(), cfg.timeout_s + 5)
+        finally:
+            for pid in (group_leaders() - before - self._pids) if cfg.command else ():
+                self._pids.add(pid)
+                self._groups.enter_context(running(pid))
         try:
             tools = await asyncio.wait_for(toolset.list_tools(), cfg.timeout_s)
         except BaseException:
@@ -329,6 +341,8 @@ class McpServers:
         await asyncio.gather(*(close(s) for s in [*self.live.values(), *self._ended]))
         self.live.clear()
         self._ended.clear()
+        self._groups.close()  # their programs waited for (or killed) by the client as it closed
+        self._pids.clear()
         self.toolset.toolsets = []
 
     def compactable_tools(self) -> set[str]:
