@@ -46,7 +46,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.utils import is_dumb_terminal
 
 from .. import secrets
-from ..agent.run.mention_syntax import partial, written
+from ..agent.run.mention_syntax import comparable, partial, written
 from ..session import prompt_history
 from ..session.files import ensure_private_file
 from .paste_guard import PlaceholderGuard
@@ -104,7 +104,7 @@ class ReplCompleter(Completer):
             return
         shown = 0
         for e in entries:
-            if not e.name.startswith(stem) or e.name in SKIP or (e.name.startswith(".") and not stem.startswith(".")):
+            if not comparable(e.name).startswith(comparable(stem)) or e.name in SKIP or (e.name.startswith(".") and not stem.startswith(".")):
                 continue
             rel = f"{folder}/{e.name}" if folder else e.name
             is_dir = e.is_dir()
@@ -127,7 +127,7 @@ def named_anywhere(root: Path, typed: str, limit: int) -> list[str]:
     it (either case), nearest first, at most `limit`: `@file_12` + Tab offers `flat/file_1234.py`.
     The same folders are left out as in a listing (SKIP, hidden ones unless `typed` is), and at most
     MAX_WALKED entries are looked at, so that Tab stays quick in a big tree."""
-    want = typed.lower()
+    want = comparable(typed).lower()
     hidden = typed.startswith(".")
     starts: list[str] = []
     holds: list[str] = []
@@ -150,7 +150,7 @@ def named_anywhere(root: Path, typed: str, limit: int) -> list[str]:
                 continue
             if is_dir:
                 folders.append(rel)
-            elif want in (name := e.name.lower()):
+            elif want in (name := comparable(e.name).lower()):
                 (starts if name.startswith(want) else holds).append(rel)
     return (starts + holds)[:max(0, limit)]
 

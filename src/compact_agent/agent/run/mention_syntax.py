@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: What a plain mention is made of; any other character ends it.
-PLAIN = r"[\w./~-]"
+#: What a plain mention is made of; any other character ends it. Letters (`\\w`) and the combining
+#: marks a name stored decomposed holds after them (macOS's `résumé.md` is `e` and U+0301; `ガ` is
+#: `カ` and U+3099), which `\\w` leaves out.
+PLAIN = r"[\w./~\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a-]"
 _ALL_PLAIN = re.compile(rf"{PLAIN}+")
 _MENTION = re.compile(rf"""(?<![\w/])@(?:"([^"\n]+)"?|'([^'\n]+)'?|((?:{PLAIN}|\\[^\n])+))""")
 #: The mention the cursor is in: opened quotes (a folder's), a quote just closed, or plain and escaped.
@@ -104,10 +106,20 @@ def written(path: str, *, folder: bool = False, quote: str | None = None, escape
         for q in (quote, "'", '"'):
             if q not in path:
                 return f"@{q}{path}{'' if folder else q}"
-    out = re.sub(r"([^\w./~-])", r"\\\1", path)
+    out = re.sub(rf"(?s)((?!{PLAIN}).)", r"\\\1", path)
     if _sentence_cut(path) != path:  # a last character a sentence would take: `@foo\.`
         out = out[:-1] + "\\" + out[-1]
     return "@" + out
+
+
+def comparable(name: str) -> str:
+    """`name` as Tab compares it with what was typed: composed (NFC), so `@rés` typed finds the
+    `résumé.md` macOS stored decomposed (an ASCII name is as it is, nothing more imported)."""
+    if name.isascii():
+        return name
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name)
 
 
 def spelled(path: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,25 @@ def _old_pattern(old: str) -> re.Pattern[str]:
     """`old` found whatever ending each of its line breaks has in the file: the model saw the
     lines without their endings (read_file shows none), and writes a break as LF."""
     return re.compile("(?:\r\n|\r|\n)".join(re.escape(part) for part in BREAK.split(old)))
+
+
+def _either_form(old: str) -> re.Pattern[str]:
+    """`old` found as `_old_pattern` finds it, each accented character in either Unicode form: one
+    `è` or an `e` and a combining accent (NFD, as macOS saves names and some editors text), so the
+    model's `Crème` finds the file's."""
+    def piece(part: str) -> str:
+        return "".join(re.escape(c) if (d := unicodedata.normalize("NFD", c)) == c
+                       else f"(?:{re.escape(c)}|{re.escape(d)})" for c in part)
+
+    return re.compile("(?:\r\n|\r|\n)".join(piece(part) for part in BREAK.split(unicodedata.normalize("NFC", old))))
+
+
+def _in_form(new: str, found: str) -> tuple[str, str]:
+    """`new` in the Unicode form of `found`, the file's text it replaces, and what the result says."""
+    composed = unicodedata.is_normalized("NFC", found)
+    name = "composed (NFC)" if composed else "decomposed (NFD)"
+    return (unicodedata.normalize("NFC" if composed else "NFD", new),
+            f", old_string found in the file's {name} form and new_string written so")
 
 
 def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
@@ -223,6 +243,9 @@ def edit_file_impl(
         return current
     text, enc = current
     matches = list(_old_pattern(old_string).finditer(text))
+    form = ""  # old_string found in another Unicode form than the model's: what the result says
+    if not matches and not old_string.isascii() and (matches := list(_either_form(old_string).finditer(text))):
+        new_string, form = _in_form(new_string, matches[0].group())
     found = len(matches)
     if not found:
         return ToolFailure(
@@ -253,7 +276,7 @@ def edit_file_impl(
     hi = min(len(shown_lines), line + break_count(new_string) + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
     snippet = _numbered((shown_text(ln[:MAX_LINE_CHARS]) for ln in shown_lines[lo - 1 : hi]), lo)
     what = f"{count} replacements" if count > 1 else "1 replacement"
-    return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}); lines {lo}-{hi} now read:\n{snippet}"
+    return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}{form}); lines {lo}-{hi} now read:\n{snippet}"
 
 
 def _replaced(text: str, matches: list[re.Match[str]], new: str) -> tuple[str, set[str]]:

@@ -34,6 +34,7 @@ import re
 import stat
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -139,15 +140,22 @@ def _glob_regex(pattern: str) -> regex.Pattern[str]:
     return regex.compile("".join(out))
 
 
+def nfc(text: str) -> str:
+    """`text` in Unicode's composed form (NFC), where one `é` and an `e` with a combining accent
+    (macOS's names, NFD) are the same characters; ASCII is given back as it is, not looked at."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def _matcher(pattern: str) -> Callable[[str], bool]:
-    """Whether a name matches `pattern`; GlobTooLarge for too many braces, and GlobTooSlow when a
+    """Whether a name matches `pattern`, both taken composed (`nfc`: `résumé.md` and `*é*` match a
+    name macOS stored decomposed); GlobTooLarge for too many braces, and GlobTooSlow when a
     name takes over MATCH_TIME_S to match (the `regex` engine's timeout, which lets go of the
     interpreter while it matches, so the turn can still be stopped)."""
-    regexes = [_glob_regex(p) for p in _expand_braces(pattern)]
+    regexes = [_glob_regex(p) for p in _expand_braces(nfc(pattern))]
 
     def match(rel: str) -> bool:
         try:
-            return any(r.fullmatch(rel, timeout=MATCH_TIME_S) for r in regexes)
+            return any(r.fullmatch(nfc(rel), timeout=MATCH_TIME_S) for r in regexes)
         except TimeoutError:
             raise GlobTooSlow(rel) from None
 
@@ -171,6 +179,20 @@ def _lines(fh: Any) -> Iterator[tuple[int, int, str]]:
             n, at = n + 1, 0
         else:
             at += len(piece)
+
+
+def _search(rx: Any, composed: Any, line: str, timeout: float) -> tuple[Any, str]:
+    """`rx`'s first match in `line`, else that of the pattern composed (`composed`, NFC) in the line
+    composed, so a pattern written in one normalization finds text stored in the other (`Crème`
+    typed with one `è`, a file saved by macOS with an `e` and a combining accent); and the text the
+    match is in. An ASCII line against an ASCII pattern is searched once, as it is."""
+    found = rx.search(line, timeout=timeout)
+    if found or (composed is rx and line.isascii()):
+        return found, line
+    text = nfc(line)
+    if composed is rx and text == line:
+        return None, line
+    return composed.search(text, timeout=timeout), text
 
 
 def _shown_line(piece: str, at: int, found: Any) -> str:
@@ -228,6 +250,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
               stop: threading.Event | None = None, clock: Callable[[], float] = time.monotonic) -> str:
     try:
         rx = regex.compile(pattern)
+        composed = rx if nfc(pattern) == pattern else regex.compile(nfc(pattern))
     except (regex.error, ValueError, OverflowError) as e:
         return ToolFailure(f"invalid regex {quoted(pattern)}: {e}")
     except RecursionError:  # `((((…` hundreds deep: the parser's words were 'maximum recursion depth exceeded'
@@ -275,14 +298,17 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                         break
                     left = bound.left()
                     try:
-                        found = rx.search(line, timeout=min(LINE_TIME_S, left))
+                        found, text = _search(rx, composed, line, min(LINE_TIME_S, left))
                     except TimeoutError:
                         cut = (f"[grep stopped: the pattern took over {min(LINE_TIME_S, left):g} s on "
                                f"{_named(env, f)}:{n}; nested repetition like (a+)+ backtracks "
                                "exponentially, simplify it]")
                         break
                     if found:
-                        hits.append(f"{_named(env, f)}:{n}:{_shown_line(line, at, found)}")
+                        shown = _shown_line(text, at, found)
+                        if text is not line and shown == text.rstrip():  # the whole line: as the file has it
+                            shown = line.rstrip()
+                        hits.append(f"{_named(env, f)}:{n}:{shown}")
                         if enc.cjk or (enc.wide and not enc.bom):
                             read_as[_named(env, f)] = enc
                         if len(hits) > MAX_MATCHES:
