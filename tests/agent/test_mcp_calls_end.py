@@ -83,3 +83,57 @@ async def test_a_server_whose_program_ended_is_said_to_have_stopped(tmp_path: Pa
     said = [e.detail.get("message") for e in events if e.layer == "mcp" and e.action == "failed"]
     assert said == [stopped]
     assert rows == [("t  failed     stopped: its program ended, or closed its output, during a call of t_crash", True)]
+
+
+async def test_a_server_that_never_answers_is_said_at_its_timeout(tmp_path: Path) -> None:
+    """The line came five seconds after the server's `timeout` (the start given up was undone first)."""
+    import asyncio
+
+    import pydantic_ai.mcp  # noqa: F401 - imported before the clock starts, as a session's first server does
+
+    from compact_agent.agent.integrations.mcp_servers import McpServers
+    from tests.processes import ended
+
+    pid_file = tmp_path / "server.pid"
+    said: list[tuple[float, str]] = []
+    loop = asyncio.get_running_loop()
+    servers = McpServers(parse_servers({"t": {"command": sys.executable, "args": [SERVER, "mute"], "timeout": 3,
+                                              "env": {"PID_FILE": str(pid_file)}}}), tmp_path,
+                         lambda action, line, detail: said.append((loop.time(), line)))
+    t0 = loop.time()
+    try:
+        await servers.connect()
+    finally:
+        await servers.aclose()
+    [(when, line)] = said
+    assert line == "MCP server t did not start: it did not answer within 3s (its timeout in [mcp_servers.t])"
+    assert 3 <= when - t0 < 4.5, when - t0
+    assert ended(int(pid_file.read_text()))  # the program given up on is not left running
+
+
+async def test_a_line_that_is_not_json_rpc_is_said_naming_its_server(tmp_path: Path) -> None:
+    import logging
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    settings = Settings(memory_enabled=False, mcp_servers={"noisy": {"command": sys.executable, "args": [SERVER]}})
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("mcp.client.stdio")
+    logger.addHandler(handler)
+    try:
+        with FakeOpenAIServer(calling("noisy_garbage")) as server:
+            s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                            context_window=32_000, permission_mode="yes", home=tmp_path / "home",
+                                            settings=settings))
+            try:
+                assert (await s.run_turn("go")).output == "done"
+            finally:
+                await s.aclose()
+    finally:
+        logger.removeHandler(handler)
+    assert message_text(tool_results(server.requests[1])[0]) == "garbage ran with {}"
+    assert [r.getMessage() for r in records] == [
+        "MCP server noisy printed a line on its output that is not an MCP message; it was left out (a server's "
+        "own logs belong on its stderr)"]

@@ -7,6 +7,8 @@ where nothing listens, 'Connection closed' for a program that ended without answ
 
 from __future__ import annotations
 
+import contextvars
+import logging
 import os
 import re
 from pathlib import Path
@@ -91,3 +93,33 @@ def _one_line(e: BaseException) -> str:
     if isinstance(e, BaseExceptionGroup) and e.exceptions:  # from the client's task group
         return _one_line(e.exceptions[0])
     return text[:300]
+
+
+#: The server whose connection the running task serves: set as a server starts (mcp_servers.py), so
+#: the tasks its client makes to read its output carry it, and a warning they log can name it.
+SERVER: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_server", default=None)
+_NOT_JSON_RPC = "Failed to parse JSONRPC message from server"
+
+
+class _Named(logging.Filter):
+    """The stdio client's warnings name the server they are about ('Failed to parse JSONRPC message
+    from server' named none, and said nothing of what to do)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        name = SERVER.get()
+        if name is None:
+            return True
+        if record.msg == _NOT_JSON_RPC:
+            record.msg = (f"MCP server {name} printed a line on its output that is not an MCP message; it was "
+                          "left out (a server's own logs belong on its stderr)")
+        else:
+            record.msg = f"MCP server {name}: {record.getMessage()}"
+        record.args = None
+        return True
+
+
+def name_the_server_in_warnings() -> None:
+    """Once: the MCP stdio client's warnings name their server (`SERVER`)."""
+    logger = logging.getLogger("mcp.client.stdio")
+    if not any(isinstance(f, _Named) for f in logger.filters):
+        logger.addFilter(_Named())

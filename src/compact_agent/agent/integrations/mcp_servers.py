@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import os
 import re
@@ -42,7 +43,7 @@ from ...words import plural
 from ..tools.shell_groups import running
 from .fenced import fenced
 from .mcp_calls import ServerTools, group_leaders
-from .mcp_failures import missing_program, why_failed
+from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
 from .mcp_names import BUILT_IN, NAME_RULE, valid_name
 from .mcp_results import Media
 
@@ -228,6 +229,7 @@ class McpServers:
         #: agent never reached; one busy in a call went on with parent PID 1
         self._groups = contextlib.ExitStack()
         self._pids: set[int] = set()
+        self._abandoned: set[asyncio.Future[Any]] = set()  # starts given up at their timeout, still undoing
 
     def tool_timeout(self, name: str) -> float:
         state = self.live.get(name)
@@ -290,7 +292,7 @@ class McpServers:
                                  read_timeout=cfg.tool_timeout_s + 5, headers=dict(cfg.headers) or None)
         before = group_leaders() if cfg.command else set()
         try:
-            await asyncio.wait_for(toolset.__aenter__(), cfg.timeout_s + 5)
+            await self._entered(toolset, cfg.timeout_s, cfg.name)
         finally:
             for pid in (group_leaders() - before - self._pids) if cfg.command else ():
                 self._pids.add(pid)
@@ -302,6 +304,21 @@ class McpServers:
                 await toolset.__aexit__(None, None, None)
             raise
         return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], toolset.instructions or "")
+
+    async def _entered(self, toolset: Any, limit: float, name: str) -> None:
+        """`toolset` connected within `limit` seconds, else TimeoutError at `limit`: the client kept
+        to no init_timeout, and undoing a start cancelled took five seconds more, after which the
+        line came. Its undoing goes on meanwhile, waited for as the servers close. The tasks the
+        client starts to read the server carry its `name`, for its warnings (mcp_failures.SERVER)."""
+        name_the_server_in_warnings()
+        context = contextvars.copy_context()
+        context.run(SERVER.set, name)
+        entering = asyncio.get_running_loop().create_task(toolset.__aenter__(), context=context)
+        if not (await asyncio.wait({entering}, timeout=limit))[0]:
+            entering.cancel()
+            self._abandoned.add(entering)
+            raise TimeoutError
+        entering.result()
 
     def _named(self, name: str, state: ServerState, taken: set[str]) -> Any:
         """Server `name`'s toolset as the model sees it: each tool as `<server>_<tool>`, made a name
@@ -338,7 +355,9 @@ class McpServers:
             with contextlib.suppress(Exception):
                 await state.toolset.__aexit__(None, None, None)
 
-        await asyncio.gather(*(close(s) for s in [*self.live.values(), *self._ended]))
+        await asyncio.gather(*(close(s) for s in [*self.live.values(), *self._ended]),
+                             *self._abandoned, return_exceptions=True)
+        self._abandoned.clear()
         self.live.clear()
         self._ended.clear()
         self._groups.close()  # their programs waited for (or killed) by the client as it closed
