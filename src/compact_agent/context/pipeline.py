@@ -48,6 +48,7 @@ from .compaction import in_run
 from .compaction.cuts import join
 from .compaction.result import CompactionResult
 from .compaction.summary_prompt import SummaryWording
+from .compaction.text_only import prepared
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .decisions.thinking_out import asks_reasoning_back
@@ -349,8 +350,16 @@ class ContextManager(CompactingState):
         self._asked_again = (ctx.run_id, ctx.run_step)
         await self.run_stream.send(ctx)  # the window learned, before the request sent again
         retry = await self.prepare_model_request(ctx, request_context)
-        response = await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
+        response = await self._send_again(retry)
         return await self.after_model_request(ctx, request_context=retry, response=response)
+
+    @staticmethod
+    async def _send_again(retry: ModelRequestContext) -> ModelResponse:
+        """`retry` sent by the model itself, its messages prepared as the agent prepares a request
+        (a changed tool set's part, unprepared, is refused: text_only.prepared)."""
+        messages = prepared(retry.model, retry.messages, retry.model_request_parameters,
+                            cast("dict[str, Any] | None", retry.model_settings))
+        return await retry.model.request(messages, retry.model_settings, retry.model_request_parameters)
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                      error: Exception) -> ModelResponse:
@@ -383,5 +392,4 @@ class ContextManager(CompactingState):
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
         # Before pydantic-ai 2.64 this hook cannot ask for the request again: send the compacted one.
-        retry = await self.prepare_model_request(ctx, request_context)
-        return await retry.model.request(retry.messages, retry.model_settings, retry.model_request_parameters)
+        return await self._send_again(await self.prepare_model_request(ctx, request_context))

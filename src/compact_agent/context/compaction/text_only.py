@@ -86,8 +86,19 @@ def sendable(model: Model, messages: Sequence[ModelMessage], params: ModelReques
     requests it leaves joined; else as they are (`model_request` prepares a history holding a retry
     itself, and prepared twice, its frames would be noted as look-alikes of frames)."""
     kinds = {getattr(p, "part_kind", None) for m in messages if isinstance(m, ModelRequest) for p in m.parts}
+    if not kinds.isdisjoint(_RETRIES):
+        return list(messages)
+    return prepared(model, messages, params, settings)
+
+
+def prepared(model: Model, messages: Sequence[ModelMessage], params: ModelRequestParameters,
+             settings: dict[str, Any] | None = None) -> list[ModelMessage]:
+    """`messages` for `model.request` itself, which prepares nothing: prepared as the agent prepares
+    its request where they hold a part only that preparation renders (`UNPREPARED`), else as they are.
+    The request a server cut, sent again within the window learned (pipeline.py), goes so."""
+    kinds = {getattr(p, "part_kind", None) for m in messages if isinstance(m, ModelRequest) for p in m.parts}
     prepare = getattr(model, "prepare_messages", None)
-    if kinds.isdisjoint(UNPREPARED) or not kinds.isdisjoint(_RETRIES) or prepare is None:
+    if kinds.isdisjoint(UNPREPARED) or prepare is None:
         return list(messages)
     framed = getattr(models, "_with_framing_announcement", None)  # the request's own setting, as the agent's
     if framed is not None:
