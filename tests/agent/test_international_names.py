@@ -157,3 +157,41 @@ def test_a_deny_rule_covers_the_file_in_either_normalization(env: ToolEnv, work:
     for path in (stored("secrét.txt"), given("secrét.txt")):
         assert "deny" in read_file_text(env, path)
     assert glob_impl(env, "*") == "No files match '*' under .\n1 entry hidden by deny_paths"
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467 family.txt"  # one picture: man, woman, girl joined
+
+
+def test_an_emoji_sequence_is_named_as_it_prints_and_a_shell_command_finds_it(env: ToolEnv, work: Path) -> None:
+    import asyncio
+
+    from compact_agent.agent.tools.shell import bash_impl
+
+    (work / FAMILY).write_text("zwj name\n")
+    (shown,) = tool_text(glob_impl(env, "*family*")).splitlines()
+    assert shown == FAMILY  # no `\\u200d` the shell would take as it is written
+    assert tool_text(grep_impl(env, "zwj")) == f"{FAMILY}:1:zwj name"
+    assert "zwj name" in asyncio.run(bash_impl(env, f"cat '{shown}'"))
+    assert read_file_text(env, shown) == "     1\tzwj name"
+
+
+def test_what_could_deceive_is_still_escaped_beside_an_emoji(env: ToolEnv, work: Path) -> None:
+    (work / "\U0001f468\u202eexe.txt").write_text("x\n")  # a right-to-left override after an emoji
+    (work / "\U0001f468\u200db.py").write_text("x\n")  # a joiner before a letter
+    (work / "\u200d\U0001f468.md").write_text("x\n")  # and one leading the name
+    assert sorted(tool_text(glob_impl(env, "*")).splitlines()) == sorted([
+        "\U0001f468\\u200db.py", "\U0001f468\\u202eexe.txt", "\\u200d\U0001f468.md"])
+
+
+@posix_bytes
+def test_a_name_not_utf8_as_ls_showed_it_is_read(env: ToolEnv, work: Path) -> None:
+    import asyncio
+
+    from compact_agent.agent.tools.shell import bash_impl
+
+    (work / os.fsdecode(b"latin_caf\xe9.txt")).write_text("latin1 name\n")
+    listed = asyncio.run(bash_impl(env, "ls"))
+    assert "latin_café.txt" in listed  # the byte read as its Windows-1252 character
+    assert read_file_text(env, "latin_café.txt") == "     1\tlatin1 name"
+    (work / nfd("latin_café.txt")).write_text("decomposed\n")  # a file spelled alike comes first
+    assert read_file_text(env, "latin_café.txt") == "     1\tdecomposed"

@@ -84,10 +84,22 @@ def _spelled_alike(folder: Path, name: str) -> str | None:
     return alike[0] if len(alike) == 1 else None
 
 
+def _as_output_read(name: str) -> str | None:
+    """`name` as the bytes a command's output showed as its characters: a byte that is not UTF-8
+    is read there as its Windows-1252 character (tools/text_encoding.py `decode_output`), so `ls`
+    shows `latin_caf\\xe9.txt` as `latin_café.txt`; None where a character has no such byte."""
+    try:
+        raw = name.encode("cp1252")
+    except UnicodeEncodeError:
+        return None
+    return os.fsdecode(raw) if os.name == "posix" else None
+
+
 def on_disk(folder: Path, part: str) -> str | None:
     """The entry of `folder` that `part`, a name the model or the user wrote, stands for where no
     entry has it as written: its escapes undone (`path_line`'s, then `tool_text`'s bytes), or the
-    one entry spelled alike in another normalization (`_spelled_alike`); None for none."""
+    one entry spelled alike in another normalization (`_spelled_alike`), or its characters as the
+    bytes a command's output showed so (`_as_output_read`); None for none."""
     readings = [part]
     if "\\" in part:
         readings += [r for r in (unescaped(part), unescaped(part, raw_bytes=True)) if r not in readings]
@@ -97,6 +109,8 @@ def on_disk(folder: Path, part: str) -> str | None:
     for name in readings:
         if not name.isascii() and (alike := _spelled_alike(folder, name)) is not None:
             return alike
+    if not part.isascii() and (read := _as_output_read(part)) not in (None, part) and os.path.lexists(folder / read):
+        return read
     return None
 
 

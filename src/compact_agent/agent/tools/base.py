@@ -77,6 +77,20 @@ class ToolEnv:
     images: bool = False  # the model takes images (models.takes_images): read_file sends them
 
 
+#: A zero-width joiner inside an emoji sequence (`👨‍👩‍👧`, `🏳️‍🌈`): one picture as it is printed.
+_EMOJI_JOINER = re.compile("(?<=[\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d(?=[\u2600-\u27bf\U0001f000-\U0001faff])")
+
+
+def name_line(path: str) -> str:
+    """`path` as the file tools name it to the model: on its one line, each control and invisible
+    character written as its escape (`path_line`: a line break, a bidi control, a joiner between
+    letters), but for a zero-width joiner inside an emoji sequence, which prints as one picture:
+    `👨‍👩‍👧 family.txt` is given as it is, so a shell command the model builds from it finds the file."""
+    if "\u200d" not in path:
+        return path_line(path)
+    return "\u200d".join(path_line(piece) for piece in _EMOJI_JOINER.split(path))
+
+
 def _shown(env: ToolEnv, p: Path) -> str:
     """Path as the model should write it back: relative to cwd when inside, else absolute."""
     try:
@@ -113,24 +127,24 @@ def _not_found(env: ToolEnv, p: Path) -> str:
             names = [e.name for e in names_in(p.parent, limit=5_000) if not hidden(env, p.parent / e.name)]
             close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.6)
             if close:
-                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(path_line(_shown(env, p.parent / c))
+                msg = ToolFailure(msg + ". Did you mean: " + ", ".join(name_line(_shown(env, p.parent / c))
                                                                        for c in close) + "?")
     return msg
 
 
 def _directory_refusal(env: ToolEnv, p: Path, cap: int = 100) -> str:
     """read_file's refusal of a directory, one failure: what is in it (its first `cap` names, the
-    directories first), so the model picks a file to read. A name is on its one line (`path_line`):
+    directories first), so the model picks a file to read. A name is on its one line (`name_line`):
     one holding a line break cannot list a file the folder does not have. Entries a deny rule
     covers are left out, and counted in one line (`hidden_note`)."""
     listed = names_in(p)  # a link swapped in: Swapped, refused
     entries = sorted((e for e in listed if not hidden(env, p / e.name)), key=lambda e: (not e.is_dir, e.name))
-    names = [path_line(e.name) + ("/" if e.is_dir else "") for e in entries[:cap]]
+    names = [name_line(e.name) + ("/" if e.is_dir else "") for e in entries[:cap]]
     more = f"\n… and {len(entries) - cap} more" if len(entries) > cap else ""
     note = hidden_note(len(listed) - len(entries))
     if note and not entries:
-        return ToolFailure(f"{path_line(_shown(env, p))} is a directory with nothing in it to read: {note}")
-    return ToolFailure(f"{path_line(_shown(env, p))} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
+        return ToolFailure(f"{name_line(_shown(env, p))} is a directory with nothing in it to read: {note}")
+    return ToolFailure(f"{name_line(_shown(env, p))} is a directory ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}); read a file in it instead:\n"
                        + "\n".join(names) + more + (f"\n{note}" if note else ""))
 
 

@@ -41,7 +41,6 @@ from typing import Any
 
 import regex
 
-from ...context.compaction.summary import path_line
 from ...words import quoted
 from ..safety.checked_open import open_read
 from ..safety.permissions import resolve_path
@@ -55,6 +54,7 @@ from .base import (
     _shown,
     hidden,
     hidden_note,
+    name_line,
 )
 from .text_encoding import SNIFF_BYTES, Encoding, sniff
 from .walk import Bound, Found, _walk
@@ -63,9 +63,9 @@ from .walk import Bound, Found, _walk
 def _named(env: ToolEnv, p: Path) -> str:
     """A path as grep and glob name it: as the model writes it back (`_shown`), on its one line. A
     file name may hold a line break (`x\\nsettings.py:3:PASSWORD = ...`): written as its escape
-    (`path_line`, as a compaction message lists paths), it cannot start a line of its own and pass
-    for a match in another file or a file found."""
-    return path_line(_shown(env, p))
+    (`name_line`, as a compaction message lists paths, an emoji sequence as it prints), it cannot
+    start a line of its own and pass for a match in another file or a file found."""
+    return name_line(_shown(env, p))
 
 
 MAX_GLOB_PATTERNS = 256
@@ -110,7 +110,7 @@ def _too_large(pattern: str) -> str:
 
 
 def _too_slow(tool: str, pattern: str, where: str) -> str:
-    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {path_line(where)}; "
+    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {name_line(where)}; "
             "several ** in one glob try every way to split a deep path, use one]")
 
 

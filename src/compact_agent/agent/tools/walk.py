@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ...context.compaction.summary import path_line
 from ..safety.checked_open import Swapped, names_in
-from .base import SKIP_DIRS
+from .base import SKIP_DIRS, name_line
 
 WALK_MAX_ENTRIES = 1_000_000
 
@@ -39,7 +38,7 @@ class Bound:
 
     def exceeded(self, where: str) -> bool:
         if not self.why:
-            where = path_line(where)
+            where = name_line(where)
             if self.stop is not None and self.stop.is_set():
                 self.why = f"interrupted at {where}"
             elif self.left() <= 0:
