@@ -7,6 +7,8 @@ one line under the file's name: 'skipped 2 unreadable lines; put 1 out-of-order 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from ..words import plural
 from .last_run import AFTER_START, AT_APPROVAL, BY_USER, signal_words
@@ -38,10 +40,11 @@ class LoadProblems:
     mid_reply: bool = False  # …while the reply was being written: the part that came is kept, cut off there
     error: str = ""  # the cause, in a few words, of the error the turn that left it unanswered or at work ended on
     repaired: str = ""  # what making the history runnable changed
+    short: str = ""  # the file holds less than its rewrites and archives say (`cut_short`), said first
 
     def warnings(self, name: str) -> list[str]:
         """The one warning of the load of the file `name`, or none."""
-        problems = []
+        problems = [self.short] if self.short else []
         if self.bad and not self.read:  # random bytes, not a session a crash tore: no line of it is an entry
             problems.append(f"not a session file: none of its {plural(self.bad, 'line')} can be read "
                             "(skipped: the conversation starts empty)")
@@ -171,3 +174,49 @@ def _newer_lines(read: int, skipped: int) -> str:
         return f"{said}read {understood}"
     other = "the other" if read == 1 else f"the other {read}"
     return f"{said}skipped {skipped} of {kinds} this version does not know, read {other} {understood}"
+
+
+def cut_short(path: Path, entries: list[dict[str, Any]]) -> str:
+    """What a load of session file `path` says first when the file holds less than its rewrites and
+    archives say it did (emptied, cut short, its head cut off), naming the newest archive, from which
+    the conversation can be taken back; "" otherwise. `entries`: its entries as read, in order (a
+    prompt this process saved before the load left out).
+
+    A rewrite (a compaction, a rewind) archives the file, then writes it again, its boundary first
+    with how many messages it wrote (`answered.KEY`'s `written`), and later turns only append. So a
+    file beside an archive of it begins with a boundary, or is the file archived (a run killed
+    before the rewrite: it begins as the archive does), and never holds fewer messages than its
+    boundary wrote. A file emptied or cut short resumed as a near-empty conversation, said only by
+    the checkpoints whose turns were gone, as if a branch had dropped them."""
+    from .answered import KEY
+    from .archives import session_archives
+    from .lines import readable_entries
+
+    if path.parent.name == ARCHIVES:  # an archive: none beside it, its boundary said below still holds
+        archives: list[Path] = []
+    else:
+        archives = session_archives(path.parent / ARCHIVES, path.stem)
+    head = entries[0] if entries else None
+    what = ""
+    if head is not None and head.get("kind") == "boundary":
+        note = head.get("boundary", {}).get(KEY) if isinstance(head.get("boundary"), dict) else None
+        written = note.get("written") if isinstance(note, dict) else None
+        held = sum(1 for e in entries if e.get("kind") == "message")
+        if isinstance(written, int) and not isinstance(written, bool) and held < written:
+            what = f"it holds {plural(held, 'message')}, fewer than the {written:,} its last rewrite wrote"
+    elif archives:
+        first = next(iter(readable_entries(archives[-1])), None) if archives[-1].is_file() else None
+        if head is None:
+            what = "it is empty"
+        elif first is None or first.get("id") != head.get("id"):
+            what = "it does not begin with the record of its last rewrite, as its archives say it does: its start was cut off"
+    if not what:
+        return ""
+    which = "its archive" if len(archives) == 1 else f"the newest of its {len(archives)} archives"
+    newest = f"; {which}, {archives[-1]}, holds the conversation as its last compaction or rewind found it" \
+        if archives else ""
+    return f"{what}{newest}"
+
+
+#: The folder of a session's archives, beside its file (store.py `archive_dir`).
+ARCHIVES = "compact-history"

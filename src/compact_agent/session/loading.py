@@ -37,7 +37,7 @@ from .last_run import (
 )
 from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
 from .lines import MAX_LINE_BYTES as MAX_LINE_BYTES  # the cap a load reads lines with (a test lowers it here)
-from .load_warnings import LoadProblems
+from .load_warnings import LoadProblems, cut_short
 from .repair import _broken_pairs, _runnable, handed_back
 
 # What was imported from here before the reading was split by concept.
@@ -170,6 +170,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
+    # Emptied or cut short: said first, naming the archive the conversation can be taken back from.
+    found.short = cut_short(path, [e for e in entries if own_prompt is None or e.get("id") != own_prompt])
     if on_last_id:
         on_last_id(last_id)
     as_archive = dataclasses.replace(found, unanswered=0, never_sent=False, answer_lost=False, at_work=False,
