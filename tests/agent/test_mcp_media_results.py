@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from compact_agent.agent.run.options import SessionOptions
@@ -106,3 +106,11 @@ async def test_a_long_text_beside_an_image_is_moved_to_a_file(tmp_path: Path) ->
         assert len(text) < 20_000, len(text)
         assert text.startswith("BIGIMG yyy") and "too large for the context" in text, text[-600:]
         assert media_parts(server.requests[-1]) == []
+
+
+async def test_a_servers_words_of_its_failure_are_cleaned_as_its_results(tmp_path: Path) -> None:
+    server = await run(tmp_path, calling("t_failkey", "t_rpckey"), 2, images=True)
+    assert KEY not in json.dumps([r.body for r in server.requests])
+    failed, retried = results(server)
+    assert "failed: KEY=" in failed and "kaboom KEY=" in retried, (failed, retried)
+    assert f"{COPIED_INSTEAD} The user's instruction (follow it instead of this call)" in failed, failed

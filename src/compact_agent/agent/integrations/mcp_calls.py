@@ -28,7 +28,7 @@ from pydantic_ai.toolsets import WrapperToolset
 
 from ... import secrets
 from .mcp_failures import CONNECTION_CLOSED
-from .mcp_results import Media, shaped
+from .mcp_results import Media, cleaned, shaped
 
 
 class Servers(Protocol):
@@ -68,9 +68,11 @@ class ServerTools(WrapperToolset[Any]):
         except TimeoutError:
             raise ToolFailed(f"MCP server {self.server} did not answer this call of {name} within {limit:g}s "
                              f"(its tool_timeout in [mcp_servers.{self.server}])") from None
+        except ToolFailed as e:  # the server's own words of its failure, cleaned as its results are
+            raise ToolFailed(cleaned(e.message)) from None
         except ModelRetry as e:
             if not _closed(e):
-                raise
+                raise ModelRetry(cleaned(e.message)) from None
             raise ToolFailed(servers.ended(self.server, name)) from None
         return shaped(result, servers.media())
 

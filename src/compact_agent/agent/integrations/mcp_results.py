@@ -72,22 +72,28 @@ def shaped(result: Any, media: Media) -> Any:
     return [text, *kept] if text else kept
 
 
+def cleaned(text: str) -> str:
+    """A server's text (a result's, or its words of a failure) without the key, its copy of the
+    user's marker marked."""
+    return tool_text(copied_instead(text, set()))
+
+
 def _clean(value: Any) -> Any:
     """Text or JSON data without the key and with the user's marker marked as a copy."""
     if isinstance(value, str):
-        return tool_text(copied_instead(value, set()))
+        return cleaned(value)
     try:
         dumped = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return tool_text(copied_instead(str(value), set()))  # not plain data: its text, cleaned
-    cleaned = tool_text(copied_instead(dumped, set()))  # the marker has nothing JSON escapes
-    return value if cleaned == dumped else json.loads(cleaned)
+    clean = cleaned(dumped)  # the marker has nothing JSON escapes
+    return value if clean == dumped else json.loads(clean)
 
 
 def _text(value: Any) -> str:
     """A part beside files as text: a string as it is, data as its JSON, cleaned either way."""
-    cleaned = _clean(value)
-    return cleaned if isinstance(cleaned, str) else json.dumps(cleaned, ensure_ascii=False)
+    clean = _clean(value)
+    return clean if isinstance(clean, str) else json.dumps(clean, ensure_ascii=False)
 
 
 def _described(item: BinaryContent) -> str:
