@@ -75,7 +75,8 @@ def _content_chars(content: Any) -> tuple[int, int]:
 
 def part_tokens(part: Any) -> int:
     if isinstance(part, ToolCallPart):
-        args = part.args if isinstance(part.args, str) else json.dumps(part.args or {}, ensure_ascii=False)
+        args = part.args if isinstance(part.args, str) and part.args.isascii() and "\\u" not in part.args else (
+            json.dumps(part.args_as_dict(), ensure_ascii=False))  # a tokenizer reads no `\uXXXX` escape
         return text_tokens(part.tool_name + args + part.tool_call_id) + 3
     if isinstance(part, ToolReturnPart):
         chars, extra = _content_chars(part.content)
