@@ -114,3 +114,14 @@ async def test_a_servers_words_of_its_failure_are_cleaned_as_its_results(tmp_pat
     failed, retried = results(server)
     assert "failed: KEY=" in failed and "kaboom KEY=" in retried, (failed, retried)
     assert f"{COPIED_INSTEAD} The user's instruction (follow it instead of this call)" in failed, failed
+
+
+def test_the_text_an_image_goes_with_is_the_least_a_result_keeps() -> None:
+    from types import SimpleNamespace
+
+    from compact_agent.agent.integrations.mcp_results import media_of
+
+    settings = Settings(tool_result_preview_chars=2_000, tool_result_max_chars=3_000)
+    assert media_of(SimpleNamespace(images=True, settings=settings)).text_with_media == 3_000
+    settings = Settings(tool_result_preview_chars=500)
+    assert media_of(SimpleNamespace(images=False, settings=settings)).text_with_media == 1_000

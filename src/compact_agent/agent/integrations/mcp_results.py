@@ -12,8 +12,9 @@ embedded binary resource) or a list of them. What our own tools would never send
 * any other file (audio, an embedded binary resource) as a line saying what it was, never its bytes;
 * the texts joined into one, so a long one is moved to a file by the tool-result budget as any
   tool's is. That budget cannot shorten a result that carries an image: an image goes with text of
-  at most `text_with_media` characters (what a preview of a long result keeps at the least), and
-  with longer text it is left out, in a line, so the text can be moved to a file.
+  at most `text_with_media` characters (the least the budget lets one result keep in any window:
+  twice `tool_result_preview_chars`, or `tool_result_max_chars` if smaller), and with longer text it
+  is left out, in a line, so the text can be moved to a file.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def media_of(env: Any) -> Media:
     """What the session's tools' environment (`ToolEnv`) says of files now: the model of the
     moment (`/model` changes it) and the settings."""
     s = env.settings
-    return Media(bool(env.images), int(s.image_max_bytes), 2 * int(s.tool_result_preview_chars))
+    return Media(bool(env.images), int(s.image_max_bytes),
+                 min(2 * int(s.tool_result_preview_chars), int(s.tool_result_max_chars)))
 
 
 def shaped(result: Any, media: Media) -> Any:
