@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..agent.integrations.instructions import COMMAND_DIRS
+from ..agent.run.mention_syntax import comparable
 from ..agent.run.runner import AgentSession
 from . import render
 from .command_arguments import PLACEHOLDER, fill
@@ -25,7 +26,9 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
     """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's).
     Whatever the name is (a FIFO, a device, a folder, a link that leads nowhere), it is the
     command's: running it says in one line why its file is not read (`command_text`), where
-    leaving it out said "unknown command" of a command the user can see there."""
+    leaving it out said "unknown command" of a command the user can see there. A name is keyed
+    composed (NFC): macOS stores `café.md` decomposed, and /help listed `/café` that, typed, was
+    "unknown command"."""
     found: dict[str, Path] = {}
     for folder in CUSTOM_DIRS:
         d = cwd / folder
@@ -34,8 +37,9 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
         except OSError:
             continue
         for f in files:
-            if f.stem not in COMMANDS and f.stem not in EXIT_ALIASES:
-                found.setdefault(f.stem, f)
+            name = comparable(f.stem)
+            if name not in COMMANDS and name not in EXIT_ALIASES:
+                found.setdefault(name, f)
     return found
 
 
@@ -52,7 +56,8 @@ def _kind(path: Path) -> str:
 
 
 def custom_command(cwd: Path, name: str) -> Path | None:
-    return custom_commands(cwd).get(name) if name and "/" not in name else None
+    """The file of the custom command `/name` (typed composed or not), or None."""
+    return custom_commands(cwd).get(comparable(name)) if name and "/" not in name else None
 
 
 #: More than a prompt: a command's file longer than this is refused (the instruction files' cap).

@@ -80,8 +80,9 @@ class ReplCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
+            typed = comparable(text[1:])  # composed, as the names are (custom_commands)
             for name in self.commands:
-                if name.startswith(text[1:]):
+                if comparable(name).startswith(typed):
                     yield Completion("/" + name, start_position=-len(text))
             return
         if self.arguments is not None and (arg := re.fullmatch(r"/(\S+)[ \t]+(\S*)", text)) is not None:
