@@ -21,6 +21,8 @@ from .command_registry import CommandError, command, current_repl
 from .sessions_list import numbered, resumed_size, session_rows, unlisted_line
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..agent.integrations.mcp_servers import McpServers
 
 INIT_PROMPT = """Look at this repository and write an AGENTS.md file at its top level for coding agents working here.
@@ -123,15 +125,16 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     mcp.listed = True  # a server that fails meanwhile is said in the list, not also in a line of its own
     await s.ext.connect()
     # Not read as markup: a failure names where to check, `[mcp_servers.NAME]`, which markup dropped.
-    for line, failed in mcp_rows(mcp):
+    for line, failed in mcp_rows(mcp, s.ext.mcp_notes):
         c.print(line, style="red" if failed else None, markup=False, highlight=False)
 
 
-def mcp_rows(mcp: McpServers) -> list[tuple[str, bool]]:
+def mcp_rows(mcp: McpServers, notes: Mapping[str, list[str]] | None = None) -> list[tuple[str, bool]]:
     """/mcp's rows in the configured order, name, state and tool count in columns (each a line, and
     whether it says a failure): `notes    connected  1 tool   notes_lookup_note`, `broken   failed
     no program …`. Written with two spaces between the fields, they stood at a different place on
-    every row, the tool names too."""
+    every row, the tool names too. Under a server's row, its `notes` (`tool file left out: its name
+    read_file is a built-in tool's`): `read  connected  0 tools` stood there with no reason."""
     live, failed = mcp.live, mcp.failed
     names = [cfg.name for cfg in mcp.configs if cfg.name in live or cfg.name in failed]
     name_w = max((len(name) for name in names), default=0)
@@ -144,6 +147,7 @@ def mcp_rows(mcp: McpServers) -> list[tuple[str, bool]]:
         else:
             row = f"{name:<{name_w}}  {'failed':<9}  {failed[name]}"
         rows.append((row.rstrip(), name not in live))
+        rows.extend((f"{'':<{name_w}}  {note}", False) for note in (notes or {}).get(name, ()))
     return rows
 
 

@@ -69,9 +69,13 @@ class SessionExtensions:
         self.plan = TodoList(session.store.dir / "todos.json", on_change=self._plan_changed)
         #: the servers' connection under way in the background (`connect_soon`), kept by /clear too
         self._soon: asyncio.Future[None] | None = previous._soon if previous is not None else None
+        #: per server, what became of its tools that are not offered as they are named (left out: a
+        #: built-in's name; renamed: a name a provider refuses), as /mcp shows them under its row
+        self.mcp_notes: dict[str, list[str]] = {}
         if previous is not None and previous.mcp is not None:
             self.mcp: McpServers | None = previous.mcp  # /clear keeps the connections
             self.mcp.announced = {}
+            self.mcp_notes = previous.mcp_notes  # and what they were told of when they connected
         elif s.mcp_servers:
             self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
         else:
@@ -108,6 +112,9 @@ class SessionExtensions:
     def _mcp_report(self, action: str, line: str, detail: dict[str, Any]) -> None:
         # `listed`: a /mcp lists this server's state, the line of why it failed among it (problem_line)
         listed = {"listed": True} if self.mcp is not None and self.mcp.listed else {}
+        if action == "failed" and "tool" in detail and "server" in detail:  # a tool left out or renamed
+            server = str(detail["server"])
+            self.mcp_notes.setdefault(server, []).append(line.removeprefix(f"MCP server {server}: "))
         self._emit(Event("mcp", action, detail={**detail, "message": line, **listed}))
 
     def _report(self, event: str, runs: list[HookRun]) -> None:
