@@ -6,27 +6,17 @@ numbers and bullets, the quote's bar and the highlighting stay; every other line
 
 from __future__ import annotations
 
-import io
 import re
 
 from rich.cells import cell_len
-from rich.console import Console
 
-from compact_agent.ui.turn_view import TurnView
-
-LONG = "result = compute(" + ", ".join(f"argument_{i}" for i in range(16)) + ", extr)"  # 220 characters
+from .test_code_lines_whole import LONG, raw  # LONG: a 220-character line of code
 
 
 def shown(answer: str, width: int) -> tuple[list[str], str]:
     """The answer's lines as a terminal of `width` columns gets them (before it wraps them), and
-    the raw output."""
-    console = Console(width=width, file=io.StringIO(), force_terminal=True, color_system="standard")
-    view = TurnView(console, lambda: 0, spinner=False)
-    for i in range(0, len(answer), 7):  # as it streams
-        view.on_text(answer[i:i + 7])
-    view.end()
-    out = console.file.getvalue()
-    assert isinstance(out, str)
+    the raw output (test_code_lines_whole.raw: streamed seven characters at a time)."""
+    out = raw(answer, width)
     return re.sub(r"\x1b\[[0-9;]*m", "", out).split("\n"), out
 
 
