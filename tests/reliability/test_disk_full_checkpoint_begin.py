@@ -16,6 +16,7 @@ import errno
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,17 +80,21 @@ def prompts_of(s: AgentSession) -> list[str]:
             for p in m.parts if isinstance(p, UserPromptPart)]
 
 
-async def test_the_repl_sends_the_message_and_keeps_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       warnings: list[str]) -> None:
-    full = no_room_for_the_list(monkeypatch)
-    prompts = iter([False, True, False, False])  # full for the second message only
+async def three_messages_the_second_full(tmp_path: Path, server: FakeOpenAIServer, full: list[bool]) -> Any:
+    """The REPL typed "first", "second" and "third", the disk full (`full[0]`) for the second only."""
+    prompts = iter([False, True, False, False])
 
     def at_prompt() -> None:
         full[0] = next(prompts, False)
 
+    return await asyncio.wait_for(drive(tmp_path, echo, ["first\r", "second\r", "third\r"], server=server,
+                                        at_prompt=at_prompt), 60)
+
+
+async def test_the_repl_sends_the_message_and_keeps_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       warnings: list[str]) -> None:
     with FakeOpenAIServer(echo, model="fake-model") as server:
-        run = await asyncio.wait_for(drive(tmp_path, echo, ["first\r", "second\r", "third\r"], server=server,
-                                           at_prompt=at_prompt), 60)
+        run = await three_messages_the_second_full(tmp_path, server, no_room_for_the_list(monkeypatch))
         assert [message_text(m) for m in server.requests[-1].messages if m.get("role") == "user"] == \
             ["first", "second", "third"]
         assert "echo: first | second" in run.out and "No space left on device" not in run.out
@@ -143,15 +148,8 @@ def no_room_for_messages(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 async def test_a_message_whose_request_could_not_be_saved_stays_in_the_conversation(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    full = no_room_for_messages(monkeypatch)
-    prompts = iter([False, True, False, False])  # full for the second message only
-
-    def at_prompt() -> None:
-        full[0] = next(prompts, False)
-
     with FakeOpenAIServer(echo, model="fake-model") as server:
-        run = await asyncio.wait_for(drive(tmp_path, echo, ["first\r", "second\r", "third\r"], server=server,
-                                           at_prompt=at_prompt), 60)
+        run = await three_messages_the_second_full(tmp_path, server, no_room_for_messages(monkeypatch))
         said = " ".join(run.out.split())
         assert "could not write the session file" in said
         assert "No space left on device; what was saved before is intact" in said
