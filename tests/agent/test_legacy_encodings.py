@@ -85,3 +85,46 @@ async def test_utf16_without_a_mark_is_text(env: ToolEnv, work: Path, codec: str
 async def test_numbers_in_16_bits_are_still_binary(env: ToolEnv, work: Path) -> None:
     (work / "samples.bin").write_bytes(struct.pack("<12H", *range(3, 15)))  # small numbers: NULs on one side
     assert await call(env, "read_file", path="samples.bin") == "samples.bin is a binary file (24 bytes); not shown."
+
+
+PROPERTIES = "label.descricao=Descrição\nlabel.situacao=Situação\nlabel.titulo=Título\n"
+
+
+async def test_a_latin1_properties_file_with_paired_accents_stays_latin1(env: ToolEnv, work: Path) -> None:
+    # "ção" is two accented bytes side by side, and "í" stands before an ASCII letter: GBK reads all
+    # of it (as "Descri玢o", "T韙ulo"), and an edit would have written "á" as GBK's two-byte pinyin letter.
+    f = work / "messages.properties"
+    f.write_bytes(PROPERTIES.encode("latin-1"))
+    assert await call(env, "read_file", path="messages.properties") == (
+        "[messages.properties is Latin-1 text, not UTF-8; edits keep that encoding]\n"
+        "     1\tlabel.descricao=Descrição\n     2\tlabel.situacao=Situação\n     3\tlabel.titulo=Título")
+    out = await call(env, "edit_file", path="messages.properties", old_string="label.titulo=",
+                     new_string="label.pagina=Página\nlabel.titulo=")
+    assert out.startswith("Edited messages.properties (1 replacement, kept as Latin-1)"), out
+    assert f.read_bytes() == PROPERTIES.replace(
+        "label.titulo=", "label.pagina=Página\nlabel.titulo=").encode("latin-1")
+
+
+@pytest.mark.parametrize("text", ["name=Größe\n", "título = 'Configuração'\n", "Situação\nAções: öß, ñó\n"])
+async def test_latin1_words_whose_accents_pair_up_are_not_gbk(env: ToolEnv, work: Path, text: str) -> None:
+    (work / "de.txt").write_bytes(text.encode("latin-1"))
+    out = await call(env, "read_file", path="de.txt")
+    assert out.startswith("[de.txt is Latin-1 text, not UTF-8; edits keep that encoding]\n"), out
+    assert text.splitlines()[0] in out
+
+
+@pytest.mark.parametrize(("codec", "name", "text"), [("gbk", "GBK", CHINESE), ("cp932", "Shift-JIS", JAPANESE)])
+async def test_a_file_read_as_cjk_gets_no_latin_letter_written_into_it(
+        env: ToolEnv, work: Path, codec: str, name: str, text: str) -> None:
+    f = work / "conf.txt"
+    f.write_bytes(raw := text.encode(codec))
+    await call(env, "read_file", path="conf.txt")
+    first = text.splitlines()[0]
+    out = await call(env, "edit_file", path="conf.txt", old_string=first, new_string=f"{first} # página")
+    assert out == (f"refused: conf.txt is read as {name} text, and 'á' (U+00E1, line 1) is not a character such "
+                   "text holds; if the file is in another encoding, convert it to UTF-8 first (iconv), else write "
+                   "only ASCII, Chinese or Japanese characters there."), out
+    assert f.read_bytes() == raw
+    out = await call(env, "edit_file", path="conf.txt", old_string=first, new_string=f"{first} → 中文")
+    assert out.startswith(f"Edited conf.txt (1 replacement, kept as {name})"), out
+    assert f.read_bytes() == text.replace(first, f"{first} → 中文").encode(codec)

@@ -31,6 +31,7 @@ from .base import (
     _shown,
 )
 from .file_state import atomic_write_bytes
+from .legacy_text import foreign_to_cjk
 from .line_endings import BREAK, NAMES, break_count, dominant, lines, with_ending
 from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
 from .text_encoding import shown as shown_text
@@ -131,7 +132,9 @@ def _encoded(shown: str, text: str, enc: Encoding, was: str = "") -> bytes | Too
     """`text` in the file's own encoding (a user's UTF-16 or Latin-1 file is never rewritten as
     UTF-8), or why it cannot be: a character that encoding has no bytes for, or, in a file `was`
     whose bytes past ASCII are mostly not UTF-8 and that no known encoding reads, any character
-    past ASCII added (it would go in as UTF-8, among text in another encoding)."""
+    past ASCII added (it would go in as UTF-8, among text in another encoding), or, in a file read
+    as Shift-JIS, EUC-JP or GBK, a letter of another script added (`foreign_to_cjk`: a Latin-1 file
+    taken for GBK would get "\xe1" as GBK's pinyin letter, two bytes that are not "\xe1" in it)."""
     stray = escaped_bytes(was) if enc == UTF8 else 0
     if stray and stray >= len(_NOT_ASCII.findall(was)):
         added = set(_NOT_ASCII.findall(text)) - set(_NOT_ASCII.findall(was))
@@ -141,6 +144,13 @@ def _encoded(shown: str, text: str, enc: Encoding, was: str = "") -> bytes | Too
                 f"refused: {shown} is not UTF-8 ({stray:,} of its bytes are not) and not in an encoding this "
                 f"tool reads, so {ch!r} (U+{ord(ch):04X}) cannot be written in it; write only ASCII "
                 "characters there, or convert the file to UTF-8 first (iconv).")
+    if enc.cjk and (foreign := {c for c in _NOT_ASCII.findall(text) if foreign_to_cjk(c)} - set(was)):
+        at = min(text.index(c) for c in foreign)
+        ch, line = text[at], break_count(text, at) + 1
+        return ToolFailure(
+            f"refused: {shown} is read as {enc.name} text, and {ch!r} (U+{ord(ch):04X}, line {line}) is not a "
+            f"character such text holds; if the file is in another encoding, convert it to UTF-8 first (iconv), "
+            f"else write only ASCII, Chinese or Japanese characters there.")
     try:
         return enc.encode(text)
     except UnicodeEncodeError as e:
