@@ -159,8 +159,10 @@ def test_a_failed_write_truncates_with_a_warning(tmp_path: Path, caplog: pytest.
 
 
 def test_images_are_left_alone(tmp_path: Path) -> None:
+    """A result of files alone has no text to cut (the text beside an image is measured:
+    test_text_beside_an_image_is_previewed.py)."""
     image = BinaryContent(data=b"\x89PNG" + b"0" * 100, media_type="image/png")
-    conv = Conv().user("look").call("screenshot", {}, [image, big_text("t", 60_000)]).say("done")
+    conv = Conv().user("look").call("screenshot", {}, [image, image]).say("done")
     result = run(ToolResultBudget(Settings(), tmp_path), conv.messages)
     assert dump(result.messages) == dump(conv.messages) and not result.events
 

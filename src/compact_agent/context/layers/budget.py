@@ -8,7 +8,9 @@ of it may ask for (the file a read read, when the agent can read it again: rerea
 exceed `tool_results_per_message_chars` spills its largest fresh results first until it fits.
 Both limits also scale with the room the window leaves the conversation (threshold minus system
 prompt and tools): one result may take a quarter of it, one request's fresh results half, so a
-single round can never fill a small window, and the next request always fits.
+single round can never fill a small window, and the next request always fits. A result carrying
+files (an image) beside its text is held to the same limits by its text (`measured_text`): that
+text is spilled and previewed, and the preview is shown followed by the files, kept as they were.
 
 The arguments of a tool call that has run (a `write_file` of a megabyte) are the same problem in
 the model's own messages: long string arguments of answered calls are cut in the view to the same
@@ -34,7 +36,7 @@ from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.file_changes import changed_files
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
-from .previews import Tools, build_preview, cut_args, text_of
+from .previews import Tools, build_preview, cut_args, measured_text
 from .rereads import Reads, source_of
 from .spills import SpillFiles
 
@@ -206,7 +208,7 @@ class ToolResultBudget(SpillFiles):
             if isinstance(m, ModelRequest):
                 for p in m.parts:
                     if isinstance(p, ToolReturnPart) and p.tool_call_id not in self.replacements:
-                        text = text_of(p)
+                        text = measured_text(p)
                         if text is not None:
                             sizes.append((len(text), i, p, text))
         freed = 0
@@ -221,7 +223,7 @@ class ToolResultBudget(SpillFiles):
         if short and freed < need:
             chars = min(SHORT_PREVIEW_CHARS, self.settings.tool_result_preview_chars)
             every = [(p, t) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                     if isinstance(p, ToolReturnPart) and (t := text_of(p)) is not None]
+                     if isinstance(p, ToolReturnPart) and (t := measured_text(p)) is not None]
             for part, text in sorted(every, key=lambda x: -len(self.replacements.get(x[0].tool_call_id, x[1]))):
                 if freed >= need:
                     break
@@ -272,7 +274,7 @@ class ToolResultBudget(SpillFiles):
         for i, part in enumerate(message.parts):
             if not isinstance(part, ToolReturnPart) or part.tool_call_id in self.seen:
                 continue
-            text = text_of(part)
+            text = measured_text(part)  # a result's text, or the text beside its files (images)
             if text is not None:
                 fresh.append((i, part, text))
         if not fresh:
@@ -341,9 +343,11 @@ class ToolResultBudget(SpillFiles):
                 if part.tool_call_id in self._missing:
                     self._respill(part)
                 info = self.actions.get(part.tool_call_id, {"action": "spill"})
+                shown = self.replacements[part.tool_call_id]
+                files = part.files  # kept beside the preview of their text, as the tool returned them
                 parts[i] = replace(
                     part,
-                    content=self.replacements[part.tool_call_id],  # type: ignore[arg-type]  # a preview is text
+                    content=[shown, *files] if files else shown,  # type: ignore[arg-type]  # a preview, then the files
                     metadata=mark(part.metadata, LAYER, info),
                 )
                 changed = True

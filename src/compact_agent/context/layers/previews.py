@@ -19,6 +19,7 @@ from pydantic_ai.messages import ToolCallPart
 
 from ..plumbing.result_text import PREVIEWED_BY as PREVIEWED_BY
 from ..plumbing.result_text import line_count
+from ..plumbing.result_text import measured_text as measured_text
 from ..plumbing.result_text import result_lines as result_lines
 from ..plumbing.result_text import text_of as text_of
 from . import rereads

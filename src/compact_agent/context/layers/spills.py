@@ -37,7 +37,7 @@ from pydantic_ai.messages import ToolReturnPart
 from ..plumbing import secrets
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
-from .previews import spill_name, text_of
+from .previews import measured_text, spill_name, text_of
 from .rereads import Numbered, copy_view
 
 log = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ class SpillFiles:
         """Write a missing spill file again from the full result the session kept (same path, same
         preview, so the prompt does not change)."""
         self._missing.discard(part.tool_call_id)
-        path, text = self._own_spill(part.tool_call_id), text_of(part)
+        path, text = self._own_spill(part.tool_call_id), measured_text(part)
         if path is None or text is None or not self._writes:
             return
         try:

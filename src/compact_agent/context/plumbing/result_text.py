@@ -23,6 +23,23 @@ def text_of(part: ToolReturnPart) -> str | None:
     return part.model_response_str(wrap_if_error=False)
 
 
+def text_beside_files(part: ToolReturnPart) -> str | None:
+    """The text of a result that carries files (images) beside it: its text items as the model
+    reads them, a blank line between two. None for a result without files, or of files alone.
+    Layer 1 measures it, and shows it as its preview followed by the files (`measured_text`)."""
+    if isinstance(part.content, str) or not part.files:
+        return None
+    texts = [item for item in part.content_items(mode="str", wrap_if_error=False) if isinstance(item, str)]
+    return "\n\n".join(texts) if texts else None
+
+
+def measured_text(part: ToolReturnPart) -> str | None:
+    """The text layer 1 measures, spills and previews: the result's (`text_of`), or the text beside
+    its files (`text_beside_files`), whose preview is shown followed by the files."""
+    text = text_of(part)
+    return text if text is not None else text_beside_files(part)
+
+
 def line_count(text: str) -> int:
     """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
     return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
