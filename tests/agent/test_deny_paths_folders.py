@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from compact_agent.agent.safety.names import folded
 from compact_agent.agent.safety.permissions import Permissions
 from compact_agent.agent.tools.base import ToolEnv
 from compact_agent.agent.tools.file_state import ReadFileState
@@ -67,3 +70,35 @@ async def test_in_a_granted_dir_a_folder_below_it_counts_and_the_dir_itself_does
     env = tool_env(cwd, ["vault", "keys"], extra=[shared])
     assert "shared notes" in await call(env, "read_file", path=str(shared / "notes.txt"))
     assert (await call(env, "read_file", path=str(shared / "keys" / "id.txt"))).startswith("permission denied:")
+
+
+async def test_a_walk_matches_each_entry_a_number_of_times_its_depth_does_not_raise(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """grep and glob ask deny_paths about each entry they walk by itself, not again about every
+    folder above it (a folder a rule matches is never entered), and what covers a folder is worked
+    out once: matching every folder above every file made grep on a large project run out of time.
+    Counted by the names matched (each folded once per check), so the test does not time anything."""
+    cwd = (tmp_path / "proj").resolve()
+    folder = cwd
+    for level in "abcdefghij":  # ten folders deep, five files in each, and a denied one in each
+        folder /= level
+        folder.mkdir(parents=True)
+        for f in range(5):
+            (folder / f"f{f}.py").write_text("needle\n")
+        (folder / ".env").write_text("needle\n")
+    entries = 10 * 7
+    folds: list[str] = []
+
+    def counting(name: Path | str) -> str:
+        folds.append(str(name))
+        return folded(name)
+
+    monkeypatch.setattr("compact_agent.agent.safety.deny_rules.folded", counting)
+    env = tool_env(cwd, [".env", "*.pem", "secrets", "vault/*", "*.key"])
+    out = await call(env, "grep", pattern="needle")
+    assert out.count("needle") == 50 and "10 entries hidden by deny_paths" in out, out
+    assert len(folds) <= 8 * entries, len(folds)  # 12,000 and more when every folder above each entry is matched again
+    folds.clear()
+    out = await call(env, "glob", pattern="**/*.py")
+    assert out.count(".py") == 50 and ".env" not in out, out
+    assert len(folds) <= 4 * entries, len(folds)

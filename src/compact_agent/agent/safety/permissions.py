@@ -26,7 +26,7 @@ from typing import Literal
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
 from .bash_rules import allowed_by, denied_by, why_not_allowed
-from .deny_rules import covering_rule
+from .deny_rules import covering_rule, own_rule
 from .names import as_named, folded, lone_surrogate
 
 Mode = Literal["ask", "yes", "deny"]
@@ -270,6 +270,12 @@ class Permissions:
         """The deny_paths rule that covers `resolved` (or a name found in a resolved folder): one
         matching it or a folder above it in the working directory or a granted dir; else None."""
         return covering_rule(self.deny_paths, resolved, self.cwd, (self.cwd, *self.extra_dirs))
+
+    def own_deny_rule(self, resolved: Path) -> str | None:
+        """The deny_paths rule that matches `resolved` itself, not a folder above it: what a walk
+        (tools/walk.py) asks of each entry, since it starts from a folder `deny_rule` cleared and
+        enters no folder a rule matches."""
+        return own_rule(self.deny_paths, resolved, self.cwd)
 
     def _bash_rule(self, command: str) -> tuple[str, str] | None:
         """('deny'|'allow', pattern) for the rule that decides `command`, or None to fall through.

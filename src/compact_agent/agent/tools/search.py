@@ -52,7 +52,6 @@ from .base import (
     ToolFailure,
     _not_found,
     _shown,
-    hidden,
     hidden_note,
     name_line,
 )
@@ -262,7 +261,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return _not_found(env, root)
     bound = Bound(GREP_TIME_S, stop, clock)
     files = [Found(root, root.name)] if root.is_file() else _walk(
-        root, bound=bound, prune=env.permissions.is_private, hide=lambda p: hidden(env, p))
+        root, bound=bound, prune=env.permissions.is_private, hide=lambda p: env.permissions.own_deny_rule(p) is not None)
     try:
         name_ok = _matcher(glob) if glob else None
     except GlobTooLarge:
@@ -358,7 +357,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     slow = ""
     left_out = 0  # entries a deny rule hides: not listed, and counted in one line
     try:
-        for f in _walk(root, depth, bound, env.permissions.is_private, lambda p: hidden(env, p)):
+        for f in _walk(root, depth, bound, env.permissions.is_private, lambda p: env.permissions.own_deny_rule(p) is not None):
             if f.folder or (f.hidden and match(f.rel)):
                 left_out += 1
             elif not f.hidden and match(f.rel):

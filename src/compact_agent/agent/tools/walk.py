@@ -64,7 +64,8 @@ def _walk(root: Path, max_depth: int | None = None, bound: Bound | None = None,
     """The files under root, sorted, depth first, pruning SKIP_DIRS, the dirs `prune` names (by
     their path: root is resolved and symlinked dirs are not entered, so it is the real one) and
     beyond max_depth. An entry `hide` names (a deny rule's) is given `hidden`, a folder of them
-    not entered. Iterative (no recursion limit); ends early, with `bound.why` set, when `bound` says.
+    not entered: `hide` is asked about each entry itself only (Permissions.own_deny_rule), as no
+    folder above an entry, from `root` (cleared by the caller) down, is one a rule matches. Iterative (no recursion limit); ends early, with `bound.why` set, when `bound` says.
 
     `root` is resolved and checked, and each folder is listed from a descriptor opened as checked
     (safety/checked_open.py): one swapped for a link since it was listed in the folder above it is
