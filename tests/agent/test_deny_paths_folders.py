@@ -102,3 +102,16 @@ async def test_a_walk_matches_each_entry_a_number_of_times_its_depth_does_not_ra
     out = await call(env, "glob", pattern="**/*.py")
     assert out.count(".py") == 50 and ".env" not in out, out
     assert len(folds) <= 4 * entries, len(folds)
+
+
+async def test_with_the_folder_above_granted_the_working_directory_s_own_name_still_matches_nothing(
+        tmp_path: Path) -> None:
+    cwd = (tmp_path / "src").resolve()  # extra_dirs = [".."]: the project's folder lies inside a granted dir
+    (cwd / "lib" / "src").mkdir(parents=True)
+    (cwd / "main.py").write_text("x = 1\n")
+    (cwd / "lib" / "src" / "gen.py").write_text("y = 2\n")
+    env = tool_env(cwd, ["src"], extra=[tmp_path.resolve()])
+    assert "x = 1" in await call(env, "read_file", path="main.py")
+    assert "x = 1" in await call(env, "grep", pattern="x = 1", path="main.py")
+    # A folder of that name inside the project is still covered.
+    assert (await call(env, "read_file", path="lib/src/gen.py")).startswith("permission denied:")

@@ -83,8 +83,12 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], .
 
 
 def _top(resolved: Path, cwd: Path, roots: Sequence[Path]) -> int:
-    """How many parts the folder has below which folders above `resolved` count: the outermost of
-    `roots` that holds it; when none does, `resolved`'s own depth (no folder counts)."""
+    """How many parts the folder has below which folders above `resolved` count: the working
+    directory `cwd` when it holds it, else the outermost of `roots` that does (with the folder above
+    the working directory granted, `extra_dirs = [".."]`, the working directory's own name still
+    matches nothing); when none does, `resolved`'s own depth (no folder counts)."""
+    if _inside(resolved, cwd):
+        return len(cwd.parts)
     return min((len(root.parts) for root in roots if _inside(resolved, root)), default=len(resolved.parts))
 
 
