@@ -28,7 +28,9 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
     command's: running it says in one line why its file is not read (`command_text`), where
     leaving it out said "unknown command" of a command the user can see there. A name is keyed
     composed (NFC): macOS stores `café.md` decomposed, and /help listed `/café` that, typed, was
-    "unknown command"."""
+    "unknown command". Of two files of one name, a regular file (or a link to one) goes before one
+    that is not: a dangling link at `.compact-agent/commands/review.md` does not hide a working
+    `.claude/commands/review.md`."""
     found: dict[str, Path] = {}
     for folder in CUSTOM_DIRS:
         d = cwd / folder
@@ -38,9 +40,19 @@ def custom_commands(cwd: Path) -> dict[str, Path]:
             continue
         for f in files:
             name = comparable(f.stem)
-            if name not in COMMANDS and name not in EXIT_ALIASES:
-                found.setdefault(name, f)
+            if name in COMMANDS or name in EXIT_ALIASES:
+                continue
+            if (first := found.get(name)) is None or (not _regular(first) and _regular(f)):
+                found[name] = f
     return found
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` is a regular file (or a link to one), looked at with stat, never opened."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _kind(path: Path) -> str:
