@@ -43,3 +43,17 @@ def fenced(tag: str, text: str, indent: str = "") -> str:
     closes the block."""
     inner = indent + "  "
     return "\n".join([f"{indent}<{tag}>", *(inner + line for line in quoted_lines(text)), f"{indent}</{tag}>"])
+
+
+#: The most of an MCP server's instructions declared: they are the server's, sent in the conversation
+#: and put back after every compaction, so a server's 360 KB left no compaction able to shrink a 16K
+#: window's history (as a hook's output, hooks.MAX_OUTPUT_CHARS).
+MAX_INSTRUCTION_CHARS = 10_000
+
+
+def kept_start(text: str, most: int = MAX_INSTRUCTION_CHARS) -> str:
+    """`text`, or its first `most` characters and a line saying how many were left out."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}\n[cut here: {len(text) - most:,} more characters left out, the first {most:,} kept]"
+

@@ -41,7 +41,7 @@ from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
 from ..tools.shell_groups import running
-from .fenced import fenced
+from .fenced import fenced, kept_start
 from .mcp_calls import ServerTools, group_leaders
 from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
 from .mcp_names import BUILT_IN, NAME_RULE, valid_name
@@ -303,7 +303,7 @@ class McpServers:
             with contextlib.suppress(Exception):
                 await toolset.__aexit__(None, None, None)
             raise
-        return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], toolset.instructions or "")
+        return ServerState(cfg, toolset, [f"{cfg.name}_{t.name}" for t in tools], kept_start(toolset.instructions or ""))
 
     async def _entered(self, toolset: Any, limit: float, name: str) -> None:
         """`toolset` connected within `limit` seconds, else TimeoutError at `limit`: the client kept
