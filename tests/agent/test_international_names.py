@@ -15,17 +15,14 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.completion import CompleteEvent
-from prompt_toolkit.document import Document
 
-from compact_agent.agent.run.attachments import find
 from compact_agent.agent.safety.permissions import Permissions
 from compact_agent.agent.tools.base import ToolEnv, tool_text
 from compact_agent.agent.tools.edits import edit_file_impl, write_file_impl
 from compact_agent.agent.tools.files import read_file_text
 from compact_agent.agent.tools.search import glob_impl, grep_impl
-from compact_agent.config import Settings
 from compact_agent.ui.prompt_input import ReplCompleter
+from tests.ui.test_mention_completion import attached, tab
 
 posix_bytes = pytest.mark.skipif(os.name != "posix", reason="names are bytes on POSIX only")
 
@@ -128,17 +125,6 @@ def test_an_ascii_edit_is_exact(env: ToolEnv, work: Path) -> None:
     read_file_text(env, "a.txt")
     assert "old_string found" not in edit_file_impl(env, "a.txt", " e", " f")
     assert (work / "a.txt").read_text() == nfd("e\u0301 f\n")
-
-
-def tab(comp: ReplCompleter, line: str) -> str:
-    found = list(comp.get_completions(Document(line), CompleteEvent(completion_requested=True)))
-    assert len(found) == 1, [c.text for c in found]
-    return line[: len(line) + found[0].start_position] + found[0].text
-
-
-def attached(line: str, cwd: Path) -> list[str]:
-    return [a.line for a in find(line, cwd, Permissions(cwd, "yes"), sees_images=False, max_bytes=1 << 20,
-                                 settings=Settings())]
 
 
 def test_a_mention_in_either_normalization_is_attached_and_tab_writes_it_plain(tmp_path: Path) -> None:
