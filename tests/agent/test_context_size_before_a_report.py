@@ -41,10 +41,11 @@ async def sizes(s: AgentSession) -> tuple[int, int, str, str]:
     assert found is not None, status
     with declining():  # its preview, declined, or its refusal, names the size it began from
         compact = await said(s, "/compact --preview")
-    began = re.search(r"preview of /compact \(full\): ([\d,]+) →|as many as the ([\d,]+) in use now", compact)
+    began = re.search(r"preview of /compact \(full\): ([\d,]+) →|as many as the ([\d,]+) in use now"
+                      r"|free at most [\d,]+ of the ([\d,]+) tokens in use", compact)
     assert began is not None, compact
     heading = (await said(s, "/context")).split(";")[0]
-    return int(found[1].replace(",", "")), int((began[1] or began[2]).replace(",", "")), heading, found[2]
+    return int(found[1].replace(",", "")), int((began[1] or began[2] or began[3]).replace(",", "")), heading, found[2]
 
 
 async def test_context_status_and_compact_agree_before_the_first_answer_as_after(tmp_path: Path) -> None:

@@ -88,9 +88,10 @@ async def test_a_compaction_refused_as_no_smaller_leaves_no_archive(tmp_path: Pa
 
 async def test_a_compaction_the_system_prompts_put_back_leave_no_smaller_leaves_no_archive(tmp_path: Path) -> None:
     """Without the system prompt the compactor measures the history it made smaller; with it put back
-    at its start (as pydantic-ai would not), the next request would be no smaller."""
+    at its start (as pydantic-ai would not), the next request would be no smaller, whatever tail it
+    keeps (a summary of 4,000 words kept the shortest, 11,398 → 10,462: compactor.py `short_of`)."""
     store = FileArchives(tmp_path)
-    cm = manager(store, "what every page said: " + "word " * 4_000)  # with the prompt, more than before
+    cm = manager(store, "what every page said: " + "word " * 5_500)  # with the prompt, more than before
     with pytest.raises(NotSmaller, match="would not shrink"):
         await cm.compact_now(history(system_prompt="Rule: cite the page. " * 1_000))
     assert store.steps == [] and list(tmp_path.iterdir()) == []

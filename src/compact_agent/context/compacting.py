@@ -25,6 +25,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from . import handlers, shaping
 from .compaction.result import (
+    LEAST_FREED,
     CompactionBlocked,
     CompactionError,
     CompactionResult,
@@ -128,7 +129,9 @@ class CompactingState(ManagerState):
                         prefer_record=prefer_record if priced else None,
                         prefer_incremental=prefer_incremental if priced else None,
                         ceiling=self.schedule.hard_limit(self) if priced else None,
-                        record_fallback=priced and records, vet=vet)
+                        record_fallback=priced and records, vet=vet,
+                        short_of=None if priced else lambda made: LEAST_FREED - before + self.sent_as_vetted(
+                            messages, made))  # a /compact's summary frees at least that, with a shorter tail
                 except (SummaryNotSent, ModelContextWindowExceededError) as unsent:
                     if not records:
                         raise
@@ -160,10 +163,7 @@ class CompactingState(ManagerState):
         (`RecordTooWeak`, full_window.py)."""
         assert self.compactor is not None
         ceiling = record_ceiling(self, trigger)
-
-        def sent(result: CompactionResult) -> int:  # as `_vet` measures it: the system prompts put back
-            kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
-            return self.sent_size(kept, result.kept)
+        sent = functools.partial(self.sent_as_vetted, messages)
         weak: RecordTooWeak | None = None
         for lvl in range(level, 3 if ceiling is not None else level + 1):  # keeping less each time
             try:
@@ -273,6 +273,12 @@ class CompactingState(ManagerState):
             parts["verbatim"] = max(0, int(parts["verbatim"]) + after - saved)
         result.event.detail["history_after"] = saved
         result.tokens_after = result.event.tokens_after = after
+
+    def sent_as_vetted(self, messages: Sequence[ModelMessage], result: CompactionResult) -> int:
+        """The size of the request a compaction of `messages` leaves, as `_vet` measures it: the system
+        prompts put back."""
+        kept = keep_system_prompts(messages, result.messages) if self.keep_system_prompts else result.messages
+        return self.sent_size(kept, result.kept)
 
     def _vet(self, messages: Sequence[ModelMessage], result: CompactionResult) -> None:
         """Raise `NotSmaller` for a compaction of `messages` whose history, with the system prompts put

@@ -8,6 +8,11 @@ summary took what there was to free. A manual compaction is now asked for only w
 summary at all, it would free at least `LEAST_FREED` tokens: a summary is seldom shorter than that
 (the prompt asks for nine sections). `/compact --from N` and `--up-to N` are held to the same rule
 (`partial_frees_too_little`): they were checked only once their summary was back.
+
+The least is weighed over every tail the compaction can keep: a manual one whose summary leaves its
+longest tail freeing under `LEAST_FREED` keeps a shorter one (the library's rule, compactor.py
+`short_of`). It kept the longest whenever the result was smaller at all: a second /compact in a row
+asked for a summary and freed 39 tokens of 4,354 where a shorter tail freed hundreds.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING
 from ...context import CompactionError, NotSmaller
 from ...context.compaction import ledger, summary
 from ...context.compaction.cuts import partial_split
+from ...context.compaction.result import LEAST_FREED as MANUAL_LEAST_FREED
 from ...context.shaping import preview
 
 if TYPE_CHECKING:
@@ -26,11 +32,13 @@ if TYPE_CHECKING:
     from ...context.compaction.keep import KeepPlan
 
 #: Tokens a manual compaction must be able to free, with an empty summary, to be worth a summary
-#: request; in provider tokens, as the context's size is counted.
-LEAST_FREED = 300
+#: request; in provider tokens, as the context's size is counted. The library's own: a manual
+#: compaction whose result frees less keeps a shorter tail (compaction/result.py).
+LEAST_FREED = MANUAL_LEAST_FREED
 
-#: The thrash guard's escalations a compaction tries when its result is no smaller (compactor.py):
-#: each keeps a shorter tail, so the least it could keep is the least over them.
+#: The thrash guard's escalations a compaction tries when its result is no smaller, or a manual one's
+#: frees under `LEAST_FREED` (compactor.py): each keeps a shorter tail, so the least it could keep is
+#: the least over them.
 LEVELS = 3
 
 

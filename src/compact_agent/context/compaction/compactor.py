@@ -33,7 +33,6 @@ The summarizer and the archive are passed in: this module never talks to a provi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,13 +42,21 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, Use
 
 from ..layers import digest
 from ..plumbing import rounds, tokens
-from ..plumbing.events import Event, Stopwatch, one_line
+from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
 from . import cut_replies, ledger, restore, summary, summary_prompt, user_messages
 from .cuts import join, kept_before, newest_typed, partial_split, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
-from .result import CompactionError, CompactionResult, NoSummary, NotSmaller, Summarize, no_summary
+from .result import (
+    CompactionError,
+    CompactionResult,
+    NoSummary,
+    NotSmaller,
+    Summarize,
+    archived,
+    no_summary,
+)
 
 
 @dataclass
@@ -69,6 +76,7 @@ class Compactor(Keeper):
                       prefer_record: Callable[[int], bool] | None = None,
                       prefer_incremental: Callable[[int, int], bool] | None = None,
                       ceiling: int | None = None, record_fallback: bool = False,
+                      short_of: Callable[[CompactionResult], int] | None = None,
                       vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
@@ -90,6 +98,9 @@ class Compactor(Keeper):
         window, whose room a summary as long as the output reserve nearly fills), keep a record of
         the steps written without a model instead, when that shrinks it.
 
+        `short_of(result)`: the tokens `result` falls short of freeing (a manual compaction's least): one
+        that does keeps a shorter tail as one no smaller does; none freeing enough, the closest is made.
+
         `vet(result)`: the caller's last word on a compaction made, before anything is archived;
         it raises (`NotSmaller`, say) to refuse it.
         """
@@ -103,7 +114,7 @@ class Compactor(Keeper):
                                          tokens_before=tokens_before, overhead=overhead,
                                          level=level, summary_input=summary_input, keep_from=keep_from,
                                          prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                                         ceiling=ceiling)
+                                         ceiling=ceiling, short_of=short_of)
         except NotSmaller as refused:
             if not (record_fallback and asked) or instructions:
                 raise
@@ -114,28 +125,7 @@ class Compactor(Keeper):
                                              prefer_record=lambda size: True)
             except (NotSmaller, NoSummary):
                 raise refused from None
-        return self._archived(result, archive, vet)
-
-    def _archived(self, result: CompactionResult, archive: Callable[[], Path | None],
-                  vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
-        """`result`, going ahead: `vet` had no objection, and the full transcript is archived (a
-        failure stops it: nothing was rewritten), its copy named in the summary message."""
-        if vet is not None:
-            vet(result)
-        try:
-            path = archive()
-        except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
-            raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
-                                  ) from e
-        if isinstance(path, str | os.PathLike):  # a store of the caller's own may name its copy by a string
-            path = Path(path) if str(path) else None
-        elif path is not None:
-            raise CompactionError(f"the store's archive() returned {type(path).__name__}, not the path of its copy "
-                                  "or None, so the session was not rewritten")
-        name, result.name_archive = result.name_archive, None
-        if name is not None:
-            name(path)
-        return result
+        return archived(result, archive, vet)
 
     async def _compact(self, messages: list[ModelMessage], *, summarize: Summarize,
                        trigger: str = "auto", instructions: str = "",
@@ -143,7 +133,8 @@ class Compactor(Keeper):
                        summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                        prefer_record: Callable[[int], bool] | None = None,
                        prefer_incremental: Callable[[int, int], bool] | None = None,
-                       ceiling: int | None = None) -> CompactionResult:
+                       ceiling: int | None = None,
+                       short_of: Callable[[CompactionResult], int] | None = None) -> CompactionResult:
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
@@ -155,7 +146,8 @@ class Compactor(Keeper):
                 result = await self._compact_once(
                     messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
-                    keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental)
+                    keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental,
+                    short_of=short_of)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
                 # (the largest request that leaves room for the answer): then without them.
                 if ceiling is None or result.tokens_after <= ceiling:
@@ -173,7 +165,8 @@ class Compactor(Keeper):
                             trigger: str, instructions: str, before: int,
                             overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
-                            prefer_incremental: Callable[[int, int], bool] | None) -> CompactionResult:
+                            prefer_incremental: Callable[[int, int], bool] | None,
+                            short_of: Callable[[CompactionResult], int] | None = None) -> CompactionResult:
         plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
         # A summary request is the request last sent (`summary_input`, which covered `messages[:keep_from]`):
         # what came after it is kept verbatim, the summary cannot say it. A record is written without a
@@ -223,32 +216,38 @@ class Compactor(Keeper):
                                                      max(0, shown - cut), self.learned_room(overhead, prompt),
                                                      self.typed_left_out, kept_before=keep)
             text = summary_prompt.extract_summary(reply)
+        weak, refused = None, NotSmaller("")  # the result that came closest to `short_of`'s aim; the last refusal
         while True:
             try:
-                return self._finish(messages, head, messages[:keep], tail, text, trigger, strategy,
+                made = self._finish(messages, head, messages[:keep], tail, text, trigger, strategy,
                                     before, overhead, watch, dropped, incremental=bool(keep))
-            except NotSmaller:
+                if short_of is None or (short := short_of(made)) <= 0:
+                    return made
+                # Freeing little, it kept a tail a shorter one would summarise (a /compact right
+                # after one: 39 tokens of 4,354): a shorter tail, else the one that came closest.
+                weak = (short, made) if weak is None or short < weak[0] else weak
+            except NotSmaller as e:
                 if keep and strategy == "record" and (whole := summary.record_of(messages[:cut])) is not None:
                     # Beside the kept message, the update's own framing did not fit (a window the
                     # system prompt nearly fills): one record of it all, as without the kept message.
                     keep, head, text = 0, messages[:cut], whole
                     continue
-                # The summary covers everything; keep a shorter tail with it (the thrash guard's
-                # steps), rather than fail a compaction whose tail held most of the history.
-                if self.escalation >= 2:
-                    raise
+                refused = e
+            # The summary covers everything; keep a shorter tail with it (the thrash guard's
+            # steps), rather than fail a compaction whose tail held most of the history.
+            new_cut, shorter = cut, None  # from the level `_finish` left (0): each one that keeps a shorter tail
+            while self.escalation < 2 and (shorter is None or new_cut <= cut and short_of is not None):
                 self.escalation += 1
-                plan = self.preview(messages, overhead)
-                new_cut = plan.start
-                if new_cut <= cut:
-                    raise
-                if strategy == "record":  # a record covers its head exactly: write it again
-                    text = plan.record if keep == 0 else summary.record_of(messages[keep:new_cut])
-                    if text is None:
-                        raise
-                elif keep_from is not None and new_cut > keep_from:  # past what the summary saw
-                    raise
-                cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
+                shorter = self.preview(messages, overhead)
+                new_cut = shorter.start
+            if strategy == "record" and shorter is not None and new_cut > cut:  # a record covers its head exactly
+                text = shorter.record if keep == 0 else summary.record_of(messages[keep:new_cut])
+            if new_cut <= cut or text is None or (strategy != "record" and keep_from is not None
+                                                  and new_cut > keep_from):  # past what the summary saw
+                if weak is not None:
+                    return weak[1]
+                raise refused
+            cut, head, tail = new_cut, messages[keep:new_cut], messages[new_cut:]
 
     async def compact_partial(self, messages: list[ModelMessage], pivot: int, direction: str, *,
                               summarize: Summarize, archive: Callable[[], Path | None], instructions: str = "",
@@ -266,7 +265,7 @@ class Compactor(Keeper):
                                                  learn=self.learned_room(overhead, prompt), quote=self.typed_left_out,
                                                  kept_before=len(keep_head))
         text = summary_prompt.extract_summary(reply)
-        return self._archived(self._finish(messages, to_sum, keep_head, tail, text, "manual",
+        return archived(self._finish(messages, to_sum, keep_head, tail, text, "manual",
                                            f"partial_{direction}", before, overhead, watch, dropped), archive)
 
     def from_notes(self, messages: list[ModelMessage], notes: str, keep_from: int, *,
@@ -275,7 +274,7 @@ class Compactor(Keeper):
         """Session-memory compaction: the notes are the summary; no model call. `vet`: as `compact`'s."""
         watch = Stopwatch()
         keep_from = rounds.adjust_cut_backward(messages, keep_from)
-        return self._archived(self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes,
+        return archived(self._finish(messages, messages[:keep_from], [], messages[keep_from:], notes,
                                            trigger, "session_memory", tokens_before, overhead, watch, 0), archive, vet)
 
     def typed_left_out(self, left_out: Sequence[ModelMessage], most: int) -> str:
