@@ -59,13 +59,11 @@ def own_rule(patterns: Sequence[str], path: Path, cwd: Path) -> str | None:
     """The first of `patterns` that matches `path` itself (whole, from the top of `cwd`, or by
     name), not a folder above it: enough for an entry of a walk, which never enters a folder a rule
     matches and starts from a folder `covering_rule` cleared."""
-    if not patterns:
-        return None
     whole, top = str(path), str(cwd)
+    if not patterns or whole == top:  # the working directory itself: its own name fences off nothing,
+        return None  # and `.*` (dotfiles) matched it as "." and refused every listing and search of it
     names = [whole, path.name]
-    if whole == top:
-        names.append(".")
-    elif _inside(path, cwd):
+    if _inside(path, cwd):
         rel = whole[len(top.rstrip(os.sep)) + 1:]
         names.append(rel if os.sep == "/" else rel.replace(os.sep, "/"))
     names = [folded(n) for n in names]  # `.ENV` is `.env` where case is ignored
