@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import secrets
+from ..agent.integrations.mcp_servers import McpServers
 from ..agent.run.runner import AgentSession
 from ..words import plural
 from . import render
@@ -78,9 +79,24 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     undid = ", counting any a /rewind undid" if made and any(b.strategy == "rewind" for b in
                                                             boundaries[boundaries.index(made[0]):]) else ""
     _row(c, "compactions", f"{whole} in the whole session{undid} ({compacted_this_run(s)} since this run began)",
-         render.auto_compaction(s.cm.failures, s.cm.breaker_open))
+         render.auto_compaction(s.cm.failures, s.cm.breaker_open, None if (at := s.cm.archive_retry_at) is None
+                                else at - s.cm.requests))
     _say_skipped(c, skipped)
+    if s.ext.mcp is not None:
+        _row(c, "mcp", _servers(s.ext.mcp))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
+
+
+def _servers(mcp: McpServers) -> str:
+    """/status's row of the MCP servers, in the configured order: each one's state, and a connected
+    one's tool count (`notes connected, 1 tool; broken failed`); /mcp names the tools and why one failed."""
+    def state(name: str) -> str:
+        if name in mcp.live:
+            return f"{name} connected, {plural(len(mcp.live[name].tools), 'tool')}"
+        return f"{name} {'stopped' if name in mcp.stopped else 'failed' if name in mcp.failed else 'connecting'}"
+
+    said = "; ".join(state(cfg.name) for cfg in mcp.configs)
+    return said + (" (/mcp says why)" if mcp.failed else "")
 
 
 def _endpoint(s: AgentSession) -> str | None:
