@@ -30,7 +30,8 @@ class Checkpoint:
     turn_index: int
     #: absolute path -> blob id of the content before the first change, None if it did not exist
     saved: dict[str, str | None] = field(default_factory=dict)
-    #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written)
+    #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written);
+    #: its path here, saved relative to the sessions folder (`archive_saved`, `archive_read`)
     archive: str | None = None
     #: `message_key` of the message before `history_len` (in `archive` when set; None: none, or unknown)
     anchor: str | None = None
@@ -83,6 +84,30 @@ class Checkpoint:
             left={str(k): str(v) for k, v in dict(d.get("left", {})).items()},
             writing={str(k): str(v) for k, v in dict(d.get("writing", {})).items()},
         )
+
+
+def archive_saved(archive: str | None, archive_dir: Path | None) -> str | None:
+    """How the list on disk names `archive`: relative to the sessions folder (the parent of the
+    session's `archive_dir`, `compact-history/<name>`) when it is in there, so that the folder can
+    be moved or copied (a renamed home, another machine) and a rewind still finds it."""
+    if not archive or archive_dir is None or not Path(archive).is_absolute():
+        return archive
+    path, base = Path(archive), archive_dir.parent
+    return path.relative_to(base).as_posix() if path.is_relative_to(base) else archive
+
+
+def archive_read(saved: str | None, archive_dir: Path | None) -> str | None:
+    """The path of the archive the list on disk names as `saved` (`archive_saved`). An absolute one
+    (an earlier version saved them so) outside the sessions folder is taken as the archive of that
+    name in the session's `archive_dir` when there is one: the folder was moved or copied since."""
+    if not saved or archive_dir is None:
+        return saved
+    path, base = Path(saved), archive_dir.parent
+    if not path.is_absolute():
+        return str(base / path)
+    if not path.is_relative_to(base) and (here := archive_dir / path.name).is_file():
+        return str(here)
+    return saved
 
 
 def message_key(m: ModelMessage) -> str:

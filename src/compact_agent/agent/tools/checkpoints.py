@@ -43,7 +43,7 @@ from ... import secrets
 from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import checkpoint_follow, file_state
-from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, message_key
+from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, archive_read, archive_saved, message_key
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .checkpoint_store import CheckpointStore
 
@@ -55,11 +55,14 @@ class Checkpoints:
 
     `may_restore` says whether a rewind may put a file back where it is (resolved now): the list on
     disk names files by absolute path, and a list that was not ours, or a folder since replaced by a
-    link out of the project, must not make a rewind write or delete a file the tools could not."""
+    link out of the project, must not make a rewind write or delete a file the tools could not.
+    `archive_dir`: the session's archives (`SessionStore.archive_dir`), which the list names
+    relative to the sessions folder (`archive_saved`)."""
 
     def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES, *,
-                 may_restore: Callable[[Path], bool] | None = None) -> None:
+                 may_restore: Callable[[Path], bool] | None = None, archive_dir: Path | None = None) -> None:
         self.store_dir = Path(store_dir)
+        self.archive_dir = archive_dir
         self.max_bytes = max_bytes
         self.may_restore = may_restore
         self._store = CheckpointStore(self.store_dir)
@@ -85,6 +88,8 @@ class Checkpoints:
             return self
         try:
             self._items = [Checkpoint.from_json(d) for d in self._store.read_list()]
+            for cp in self._items:
+                cp.archive = archive_read(cp.archive, self.archive_dir)
             self._gc()
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
@@ -97,7 +102,8 @@ class Checkpoints:
     def _save(self) -> None:
         if self.off is not None:
             return
-        self._store.write_list([c.to_json() for c in self._items])
+        self._store.write_list([{**d, "archive": archive_saved(d["archive"], self.archive_dir)} if "archive" in d else d
+                                for d in (c.to_json() for c in self._items)])
 
     def forget_saved(self) -> str:
         """After a save failed: when the list on disk names more checkpoints than this one holds (a
