@@ -1,5 +1,6 @@
 """A project's own slash commands: each `NAME.md` in its command folders (ours, then Claude Code's
 `.claude/commands/`) is `/NAME`, its text sent as a turn (`$ARGUMENTS` filled in: command_arguments.py).
+A subfolder is a namespace: `git/commit.md` is `/git:commit`.
 
 What a command file may be (a regular file inside the project, no larger than a prompt), its
 `description:` for /help, and its prompt; commands.py runs one when no built-in command has its name.
@@ -7,6 +8,7 @@ What a command file may be (a regular file inside the project, no larger than a 
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -21,30 +23,107 @@ from .command_registry import COMMANDS, EXIT_ALIASES, CommandError, current_repl
 
 CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permissions.py) follows them too
 
+#: How many subfolders deep a command file is looked for (`a/b/c/d/e.md` is `/a:b:c:d:e`); a folder
+#: whose name starts with a dot is not looked in (a `.git` kept there is not a namespace).
+MAX_DEPTH = 4
+
+
+def command_name(relative: Path | str) -> str:
+    """The command a file in a command folder is, by its path there: `review.md` is `review`, a
+    subfolder its namespace (`git/commit.md` is `git:commit`), and white space in a name a hyphen
+    (`my cmd.md` is `my-cmd`): a command's name ends at the first space typed, so `/my cmd` ran
+    nothing, though /help listed it. Composed (NFC): macOS stores `café.md` decomposed. '' for a
+    name left empty (` .md`)."""
+    parts = [*Path(relative).parts]
+    parts[-1] = parts[-1].removesuffix(".md")
+    words = ["-".join(part.split()) for part in parts]
+    return "" if "" in words else comparable(":".join(words))
+
+
+def _command_files(folder: Path) -> list[tuple[Path, int]]:
+    """Each `*.md` entry of `folder` and of its subfolders (to MAX_DEPTH, links to folders not
+    followed), with how deep it is; a folder's own files before its subfolders', each by name."""
+    found: list[tuple[Path, int]] = []
+
+    def walk(at: Path, depth: int) -> None:
+        try:
+            with os.scandir(at) as listed:
+                entries = sorted(listed, key=lambda e: e.name)
+        except OSError:
+            return
+        below: list[Path] = []
+        for e in entries:
+            if e.name.endswith(".md"):  # a file, or whatever else has the name: said when run
+                found.append((at / e.name, depth))
+                continue
+            try:
+                folder_here = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if folder_here and depth < MAX_DEPTH and not e.name.startswith("."):
+                below.append(at / e.name)
+        for sub in below:
+            walk(sub, depth + 1)
+
+    walk(folder, 0)
+    return found
+
+
+def _candidates(cwd: Path) -> dict[str, list[Path]]:
+    """Every command file by the name it would be, the one run first (`_first`)."""
+    named: dict[str, list[tuple[tuple[object, ...], Path]]] = {}
+    for index, folder in enumerate(CUSTOM_DIRS):
+        for path, depth in _command_files(cwd / folder):
+            relative = path.relative_to(cwd / folder)
+            name = command_name(relative)
+            if not name or name in COMMANDS or name in EXIT_ALIASES:
+                continue
+            spaced = any(ch.isspace() for ch in str(relative))
+            named.setdefault(name, []).append(((index, spaced, depth, str(relative)), path))
+    out: dict[str, list[Path]] = {}
+    for name, files in named.items():
+        if len(files) > 1:  # only then looked at: a regular file goes first
+            files.sort(key=lambda f: (not _regular(f[1]), *f[0]))
+        out[name] = [path for _, path in files]
+    return out
+
 
 def custom_commands(cwd: Path) -> dict[str, Path]:
-    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's).
-    Whatever the name is (a FIFO, a device, a folder, a link that leads nowhere), it is the
-    command's: running it says in one line why its file is not read (`command_text`), where
-    leaving it out said "unknown command" of a command the user can see there. A name is keyed
-    composed (NFC): macOS stores `café.md` decomposed, and /help listed `/café` that, typed, was
-    "unknown command". Of two files of one name, a regular file (or a link to one) goes before one
-    that is not: a dangling link at `.compact-agent/commands/review.md` does not hide a working
-    `.claude/commands/review.md`."""
-    found: dict[str, Path] = {}
-    for folder in CUSTOM_DIRS:
-        d = cwd / folder
-        try:
-            files = sorted(d.glob("*.md"))
-        except OSError:
-            continue
-        for f in files:
-            name = comparable(f.stem)
-            if name in COMMANDS or name in EXIT_ALIASES:
-                continue
-            if (first := found.get(name)) is None or (not _regular(first) and _regular(f)):
-                found[name] = f
-    return found
+    """`/name` for each `name.md` in the project's command folders (ours first, then Claude Code's),
+    and `/space:name` for `space/name.md` in a subfolder of one. Whatever the name is (a FIFO, a
+    device, a folder, a link that leads nowhere), it is the command's: running it says in one line
+    why its file is not read (`command_text`), where leaving it out said "unknown command" of a
+    command the user can see there. Names are composed (`command_name`). Of files of one name the
+    first goes (`also_named` says the others in /help): a regular file (or a link to one) before one
+    that is not (a dangling link at `.compact-agent/commands/review.md` does not hide a working
+    `.claude/commands/review.md`), then ours before Claude Code's, a name as it is spelled before one
+    whose spaces became hyphens, and a folder's own file (`git:commit.md`) before a subfolder's."""
+    return {name: files[0] for name, files in _candidates(cwd).items()}
+
+
+def _place(path: Path) -> tuple[Path, Path] | None:
+    """The project and the command folder a command file is in (the nearest one above it)."""
+    for above in path.parents:
+        for folder in CUSTOM_DIRS:
+            depth = len(Path(folder).parts)
+            if above.parts[-depth:] == Path(folder).parts and len(above.parts) > depth:
+                return above.parents[depth - 1], above
+    return None
+
+
+def name_of(path: Path) -> str:
+    """The command a command file is (`/git:commit` for `.claude/commands/git/commit.md`)."""
+    place = _place(path)
+    return (command_name(path.relative_to(place[1])) if place is not None else "") or path.stem
+
+
+def also_named(path: Path) -> list[Path]:
+    """The other files of the command `path` is the file of, which are not run since it goes first."""
+    place = _place(path)
+    if place is None:
+        return []
+    files = _candidates(place[0]).get(name_of(path), [])
+    return files[1:] if files and files[0] == path else []
 
 
 def _regular(path: Path) -> bool:
@@ -86,21 +165,23 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
     from ..agent.safety.permissions import is_within
     from ..regular_file import NotRegular, TooLarge, read_capped
 
-    home = path.parent.parent.parent  # <project>/.claude/commands/NAME.md
+    place = _place(path)
+    home = place[0] if place is not None else path.parent.parent.parent  # <project>/.claude/commands/NAME.md
     fence = (repo_root(home.resolve()) or home).resolve()
+    name = name_of(path)
     try:
         real = path.resolve()
     except (OSError, RuntimeError):
-        raise CommandError(f"/{path.stem} is not run: {path} is a link that loops") from None
+        raise CommandError(f"/{name} is not run: {path} is a link that loops") from None
     if not is_within(real, fence):
-        raise CommandError(f"/{path.stem} is not run: {path} links to {real}, outside the project (a command's "
+        raise CommandError(f"/{name} is not run: {path} links to {real}, outside the project (a command's "
                            "file is read only from inside it)")
     try:
         data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
     except NotRegular:  # opened without blocking (a FIFO's open waits for no writer), and not read
-        raise CommandError(f"/{path.stem} is not run: {path} is {_kind(real)}; it was not read") from None
+        raise CommandError(f"/{name} is not run: {path} is {_kind(real)}; it was not read") from None
     except TooLarge:
-        raise CommandError(f"/{path.stem} is not run: {path} is larger than {COMMAND_FILE_CAP * 4:,} bytes, "
+        raise CommandError(f"/{name} is not run: {path} is larger than {COMMAND_FILE_CAP * 4:,} bytes, "
                            "more than a prompt") from None
     except OSError as e:
         raise CommandError(f"cannot read {path}: {e.strerror or e}") from None
@@ -110,9 +191,19 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
 def described(path: Path) -> str:
     """The `description:` a custom command's front matter gives (as Claude Code's command files
     carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
-    file's path alone. One whose file is not a regular file says so: it is not run."""
+    file's path alone. One whose file is not a regular file says so: it is not run. The other files
+    of its name (`also_named`) are said after it, not run: a `.claude/commands/git/commit.md` beside
+    ours was left out without a word."""
     if path.exists() and not path.is_file():  # looked at, not opened: a FIFO's open would wait
         return f"not run: {_kind(path)}"
+    place = _place(path)
+    others = "; ".join(f"{o.relative_to(place[0]) if place else o}, /{name_of(path)} too, is not run"
+                       for o in also_named(path))
+    about = _description(path)
+    return f"{about}; {others}" if about and others else about or others
+
+
+def _description(path: Path) -> str:
     try:
         head = command_text(path, 4096)
     except CommandError:
@@ -141,7 +232,7 @@ def custom_prompt(path: Path, args: str) -> str:
     prompt = fill(text, args) if PLACEHOLDER in text else (f"{text.rstrip()}\n\n{args}" if args else text)
     if not prompt.strip():
         said = "holds only its front matter" if front else "is blank"
-        raise CommandError(f"/{path.stem} is not run: {path} {said}, and a command needs a prompt "
+        raise CommandError(f"/{name_of(path)} is not run: {path} {said}, and a command needs a prompt "
                            "(write one after the front matter, or give one after the command's name)")
     return prompt.strip()
 
