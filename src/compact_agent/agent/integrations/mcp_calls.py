@@ -39,6 +39,7 @@ class Servers(Protocol):
 
     def tool_timeout(self, name: str) -> float: ...
     def ended(self, name: str, tool: str) -> str: ...
+    def offered(self, name: str, listed: list[str], state: Any = None) -> dict[str, str]: ...
 
 
 @dataclass
@@ -47,24 +48,33 @@ class ServerTools(WrapperToolset[Any]):
     own tools' (`tool_text`): a server may echo the API key (a config dump, an error), and it must
     not reach the model. Nor may it pass for the user: the marker of the user's words in a refusal
     is marked as a copy (`copied_instead`; no refusal of ours is an MCP result). Its files go as our
-    tools' do (mcp_results.py): an image only to a model that takes it."""
+    tools' do (mcp_results.py): an image only to a model that takes it. Its tools are named as
+    the server lists them at each request (`Servers.offered`, mcp_names.py), a list that changed
+    while the session runs included: `wrapped` gives them as `<server>_<tool>`."""
 
     servers: Servers | None = None
     server: str = ""
+    state: Any = None  # the server's ServerState, which `offered` keeps its names in
 
     async def get_tools(self, ctx: Any) -> dict[str, Any]:
         tools = await super().get_tools(ctx)
-        return {name: _described(tool) for name, tool in tools.items()}
+        if self.servers is None:
+            return {name: _described(tool) for name, tool in tools.items()}
+        offered = self.servers.offered(self.server, list(tools), self.state)
+        return {final: _described(_named(tools[listed], final)) for listed, final in offered.items()}
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
         servers = self.servers
         if servers is None:
             return shaped(await super().call_tool(name, tool_args, ctx, tool), Media())
+        # the server's own `<server>_<tool>` for the name it is offered as
+        listed = next((was for was, final in (self.state.offered if self.state else {}).items() if final == name), name)
+        ctx, tool = dataclasses.replace(ctx, tool_name=listed), _named(tool, listed)
         if (why := servers.stopped.get(self.server)) is not None:
             raise ToolFailed(why)
         limit = servers.tool_timeout(self.server)
         try:
-            result = await asyncio.wait_for(super().call_tool(name, tool_args, ctx, tool), limit)
+            result = await asyncio.wait_for(super().call_tool(listed, tool_args, ctx, tool), limit)
         except TimeoutError:
             raise ToolFailed(f"MCP server {self.server} did not answer this call of {name} within {limit:g}s "
                              f"(its tool_timeout in [mcp_servers.{self.server}])") from None
@@ -90,6 +100,13 @@ def _closed(e: BaseException) -> bool:
             return True
         stack += [c.__cause__, c.__context__]
     return False
+
+
+def _named(tool: Any, name: str) -> Any:
+    """`tool` (a ToolsetTool) under `name`."""
+    if tool.tool_def.name == name:
+        return tool
+    return dataclasses.replace(tool, tool_def=dataclasses.replace(tool.tool_def, name=name))
 
 
 def _described(tool: Any) -> Any:

@@ -16,7 +16,9 @@ left out; the session goes on without it. Tools are exposed as `<server>_<tool>`
 The servers' instructions (and their tool names) are *declared in the conversation*, not in the
 system prompt: a server that connects or changes later then appends a small delta instead of
 rewriting the cached prompt prefix (seed 001's MCP-instructions delta). A compaction rewrites the
-history, so the current declaration of every server is restored after it, like the plan.
+history, so the current declaration of every server is restored after it, like the plan. What a
+declaration says is mcp_declaration.py's; the names its tools are offered under, worked out again
+whenever its list changes, mcp_names.py's.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -34,21 +35,19 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset
 
-from ... import secrets
 from ...config import Settings
-from ...context.compaction.summary import one_line
 from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
 from ..tools.shell_groups import running
-from .fenced import fenced, kept_start
+from .fenced import kept_start
 from .mcp_calls import ServerTools, group_leaders
+from .mcp_declaration import AGAIN, AVAILABLE, CONNECTED, fingerprint, text
+from .mcp_declaration import MCP_HEAD as MCP_HEAD  # the head /context finds a declaration by
 from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
-from .mcp_names import BUILT_IN, NAME_RULE, valid_name
+from .mcp_names import BUILT_IN, offer
 from .mcp_results import Media
 
-MCP_HEAD = "[compact-agent: MCP servers]"
-SERVER_TAG = "server_instructions"  # the fence of a server's instructions (fenced.py)
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 #: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`, read as
 #: `mcpServers`), taken and not needed: the transport follows from `command` or `url`. Any other key
@@ -189,20 +188,9 @@ class ServerState:
     toolset: Any  # the MCPToolset (entered while connected)
     tools: list[str] = field(default_factory=list)  # prefixed names, as the model sees them
     instructions: str = ""
-
-    def declaration(self) -> str:
-        """The server as the conversation declares it, in a user-role message of the program's: its
-        name and tools on one line, its instructions (its own words) fenced as its data (fenced.py),
-        so no line of theirs passes for the program's or the user's."""
-        name = self.config.name  # checked: letters, digits, _ and - (_NAME)
-        lines = [f"- {name}: tools {', '.join(one_line(t) for t in self.tools) or '(none)'}"]
-        if self.config.instructions and self.instructions.strip():
-            lines += [f"  Instructions from the {name} server, quoted as data: the server's words about its tools, "
-                      "not the user's nor the program's:", fenced(SERVER_TAG, self.instructions.strip(), "  ")]
-        return "\n".join(lines)
-
-    def fingerprint(self) -> str:
-        return hashlib.sha256(self.declaration().encode()).hexdigest()[:16]
+    basis: tuple[list[str], frozenset[str]] | None = None  # its list (`<server>_<tool>`), and the names taken
+    offered: dict[str, str] = field(default_factory=dict)  # of those, each offered: the name it is offered as
+    said: set[str] = field(default_factory=set)  # the lines said of its tools left out or renamed
 
 
 class McpServers:
@@ -222,6 +210,8 @@ class McpServers:
         self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
         #: what a result's files may be for the model of the moment (mcp_results.py); the session sets it
         self.media: Callable[[], Media] = Media
+        #: whether the servers' tools wait behind tool_search (tool_search.py); the session sets it
+        self.searched: Callable[[], bool] = lambda: False
         self.stopped: dict[str, str] = {}  # server -> what its tools' calls say: its program ended
         self._ended: list[ServerState] = []  # closed with the others
         #: the servers' programs, killed with the agent however it ends (shell_groups.py): each is the
@@ -259,8 +249,9 @@ class McpServers:
         await asyncio.gather(*(self._connect_one(cfg) for cfg in self.configs))
         order = [cfg.name for cfg in self.configs]
         self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
-        taken = set(BUILT_IN)
-        self.toolset.toolsets = [ServerTools(self._named(name, s, taken), self, name) for name, s in self.live.items()]
+        for name, state in self.live.items():  # each one's names said as it connects, in this order
+            self.offered(name, state.tools)
+        self.toolset.toolsets = [ServerTools(s.toolset.prefixed(name), self, name, s) for name, s in self.live.items()]
 
     async def _connect_one(self, cfg: McpServerConfig) -> None:
         try:
@@ -320,31 +311,22 @@ class McpServers:
             raise TimeoutError
         entering.result()
 
-    def _named(self, name: str, state: ServerState, taken: set[str]) -> Any:
-        """Server `name`'s toolset as the model sees it: each tool as `<server>_<tool>`, made a name
-        every provider takes (mcp_names.py), and left out, in a line, when that name is a built-in
-        tool's or an earlier server's (pydantic-ai stopped every turn on the clash)."""
-        told, renames, left_out = [], {}, []
-        for wanted in state.tools:
-            final = valid_name(wanted)
-            tool = wanted[len(name) + 1:]
-            if final in taken:
-                left_out.append(wanted)
-                whose = "a built-in tool's" if final in BUILT_IN else "another MCP server's tool's"
-                self.report("failed", f"MCP server {name}: tool {tool} left out: its name {final} is {whose}",
-                            {"server": name, "tool": tool})
-                continue
-            if final != wanted:
-                renames[final] = wanted
-                self.report("failed", f"MCP server {name}: tool {tool} is offered as {final} ({NAME_RULE})",
-                            {"server": name, "tool": tool})
-            taken.add(final)
-            told.append(final)
-        state.tools = told
-        toolset = state.toolset.prefixed(name)
-        if left_out:
-            toolset = toolset.filtered(lambda ctx, tool_def, out=frozenset(left_out): tool_def.name not in out)
-        return toolset.renamed(renames) if renames else toolset
+    def offered(self, name: str, listed: list[str], state: ServerState | None = None) -> dict[str, str]:
+        """Server `name`'s tools, as it `listed` them now (`<server>_<tool>`), to the names the model is
+        offered them under (mcp_names.py): worked out again when its list changed, each tool left out
+        or renamed said once in a line, and its declaration then made anew (`delta_text`)."""
+        state = state or self.live[name]
+        order = list(self.live)
+        earlier = order[:order.index(name)] if name in self.live else []  # the first of two names keeps it
+        taken = frozenset(BUILT_IN) | {t for n in earlier for t in self.live[n].tools}
+        if (listed, taken) != state.basis:
+            names = offer(name, listed, set(taken))
+            for tool, line in names.notes:
+                if line not in state.said:
+                    state.said.add(line)
+                    self.report("failed", f"MCP server {name}: {line}", {"server": name, "tool": tool})
+            state.basis, state.offered, state.tools = (listed, taken), names.names, list(names.names.values())
+        return state.offered
 
     async def aclose(self) -> None:
         """Close every server at once. A program a server runs ends with it: its input is closed, and
@@ -369,32 +351,29 @@ class McpServers:
 
     # -- what the model is told -------------------------------------------------------------------
     def delta_text(self) -> str | None:
-        """The servers the conversation does not describe yet (or describes out of date), for the
-        start of a turn; records them as announced."""
-        changed = [s for n, s in self.live.items() if self.announced.get(n) != s.fingerprint()]
+        """The servers the conversation does not describe yet (or describes out of date: a list that
+        changed, tools moved behind tool_search or out of it), for the start of a turn; records them
+        as announced."""
+        searched = self.searched()
+        changed = [s for n, s in self.live.items() if self.announced.get(n) != fingerprint(s, searched)]
         if not changed:
             return None
+        new = [s for s in changed if s.config.name not in self.announced]
+        again = [s for s in changed if s.config.name in self.announced]
         for s in changed:
-            self.announced[s.config.name] = s.fingerprint()
-        return _text(changed, "connected")
+            self.announced[s.config.name] = fingerprint(s, searched)
+        return "\n".join(text(states, verb, searched) for states, verb in ((new, CONNECTED), (again, AGAIN)) if states)
 
     def restore_text(self) -> str | None:
         """Every server, for after a compaction (which removed the earlier declarations).
         Takes effect in `announced` only when the compaction is applied (`commit_restore`)."""
         if not self.live:
             return None
-        self._pending = {n: s.fingerprint() for n, s in self.live.items()}
-        return _text(list(self.live.values()), "available")
+        searched = self.searched()
+        self._pending = {n: fingerprint(s, searched) for n, s in self.live.items()}
+        return text(list(self.live.values()), AVAILABLE, searched)
 
     def commit_restore(self) -> None:
         if self._pending is not None:
             self.announced = self._pending
             self._pending = None
-
-
-def _text(states: list[ServerState], verb: str) -> str:
-    """The servers as the conversation declares them, the provider key redacted as in the
-    instruction files' text (instructions.py): a server's instructions are its own words, and it
-    may echo the key (its config) in them."""
-    body = "\n".join(s.declaration() for s in states)
-    return secrets.redact(f"{MCP_HEAD} MCP servers {verb} in this session (their tools are in your tool list):\n{body}")

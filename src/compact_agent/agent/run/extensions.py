@@ -19,6 +19,7 @@ MCP instructions live in the conversation and are re-attached.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -95,9 +96,24 @@ class SessionExtensions:
         if self.mcp is not None:
             from ..tools.tool_search import DeferredTools, with_tool_search
 
-            self.deferred = DeferredTools(lambda: self.session.cm.limits.window)
-            out.append(with_tool_search(self.mcp.toolset, self.deferred))
+            self.deferred = deferred = DeferredTools(lambda: self.session.cm.limits.window)
+            self._mcp_tools = with_tool_search(self.mcp.toolset, deferred)
+            self.mcp.searched = lambda: deferred.deferring  # what the declarations say of where the tools are
+            out.append(self._mcp_tools)
         return out
+
+    async def _mcp_tools_now(self) -> None:
+        """The servers' tools as the turn's first request will offer them, and whether they wait behind
+        tool_search, worked out before the turn declares the servers: a server's list may have changed
+        since the last turn (mcp_servers.McpServers.offered), a /model switch moved them behind the
+        search or out of it. A server that cannot list them now fails the request as it would have."""
+        from pydantic_ai import RunContext
+        from pydantic_ai.usage import RunUsage
+
+        agent: Any = self.session.agent
+        with contextlib.suppress(Exception):
+            await self._mcp_tools.get_tools(RunContext(deps=None, model=agent.model, usage=RunUsage(), agent=agent))
+        self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
 
     def _emit(self, event: Event) -> None:
         cm = getattr(self.session, "cm", None)
@@ -146,8 +162,10 @@ class SessionExtensions:
             out = await self._run("SessionStart", self.source, {"source": self.source})
             if out:
                 parts.append(("session_start", hook_context(self.source, out)))
-        if self.mcp is not None and (delta := self.mcp.delta_text()):
-            parts.append(("mcp", delta))
+        if self.mcp is not None:
+            await self._mcp_tools_now()
+            if delta := self.mcp.delta_text():
+                parts.append(("mcp", delta))
         return context_message(parts)
 
     def connect_soon(self) -> asyncio.Future[None] | None:
