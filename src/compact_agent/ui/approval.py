@@ -13,7 +13,8 @@ Without a terminal (tests, a pipe), or in a dumb one (TERM=dumb), the question f
 typed line.
 
 The REPL's own yes/no questions (`/rewind N`, `/compact --preview`) take one key the same way
-(`yes_no`). An Enter typed right after the key goes with the answer (answer_enter.py).
+(`yes_no`), and a typed line where the approval question does (`typed_only`). An Enter typed right
+after the key goes with the answer (answer_enter.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -186,7 +188,14 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     ignored: a line typed ahead, 'TYPED-MSG-5', answered the `y` in it, and rewrote the session. An
     Enter typed right after `y` or `n` goes with it (answer_enter.py): after `/rewind N`'s `y` it sent
     the prompt given back, and the turn undone ran again. Run on the REPL's loop (the command that
-    asks is a coroutine, unlike a tool)."""
+    asks is a coroutine, unlike a tool). Where the approval question is typed (`typed_only`), so is
+    this one: a dumb terminal printed its drawing's escape sequences around the question."""
+    if typed_only(output):
+        from .render import make_console
+
+        console = make_console()
+        said = typed_line(console, question_lines(question, console.width))
+        return (said or "").strip().lower() in ("y", "yes")
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
@@ -263,11 +272,8 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
     reader) once it is laid out: keys typed before then are typed ahead, not an answer
     (`InterruptKeys.hand_over`). `clock`, the REPL's, tells the keys of a paste from typing
     (paste_keys.py). A dumb terminal (TERM=dumb: an editor's shell buffer) gets the typed
-    question: the menu is drawn with escape sequences, which it prints as they are."""
-    if use_menu and output is None:
-        from prompt_toolkit.utils import is_dumb_terminal
-
-        use_menu = not is_dumb_terminal()
+    question (`typed_only`): the menu is drawn with escape sequences, which it prints as they are."""
+    use_menu = use_menu and not typed_only(output)
 
     def ask(tool: str, detail: str) -> Answer | Instead:
         with paused() as hand_over:
@@ -325,17 +331,39 @@ def _menu_answer(picked: str) -> Answer:
     return "once" if picked == "once" else "always" if picked == "always" else "deny"
 
 
-def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> Answer | Instead:
-    # The question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
-    # returns: Ctrl-C would only echo ^C. Here Ctrl-C interrupts the question and the turn.
+def typed_only(output: Any = None) -> bool:
+    """Whether a question is asked as one typed line, text only, rather than drawn: in a dumb
+    terminal (TERM=dumb: an editor's shell buffer), which prints a drawing's escape sequences (cursor
+    moves, colours, bracketed paste) as they are, or where stdout is not a terminal. A test's
+    `output` is drawn on."""
+    if output is not None:
+        return False
+    from prompt_toolkit.utils import is_dumb_terminal
+
+    return is_dumb_terminal() or not sys.stdout.isatty()
+
+
+def typed_line(console: Console, prompt: str, stream: TextIO | None = None) -> str | None:
+    """The line typed after `prompt` ('' at the end of the input, Ctrl-D); None for Ctrl-C. The
+    question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
+    returns: Ctrl-C would only echo ^C. Here it ends the question."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        typed = console.input(f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o, or what to do "
-                              "instead (waiting for approval): ", markup=False, stream=stream).strip()
+        return console.input(prompt, markup=False, stream=stream)
     except KeyboardInterrupt:
-        raise asyncio.CancelledError from None
+        return None
+    except EOFError:
+        return ""
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> Answer | Instead:
+    typed = typed_line(console, f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o, or what "
+                       "to do instead (waiting for approval): ", stream)
+    if typed is None:  # Ctrl-C interrupts the question and the turn
+        raise asyncio.CancelledError
+    typed = typed.strip()
     answer = typed.lower()
     if answer in ("", "n", "no"):
         return "deny"
