@@ -7,7 +7,8 @@ schedule prices that cheaper; the record too where the summary request cannot fi
 `_record_instead`), and persists and accounts the result (`apply_result`, state.py). The thrash guard
 (`thrash_level`) escalates a compaction that comes too soon after the previous one, and `_auto` makes
 an automatic one (the threshold, the window, a refusal), counting a failure toward the circuit breaker
-instead of ending the turn; a refusal that no compaction can answer, the instructions and tool
+instead of ending the turn (one it opened on an archive the store could not write is tried again
+`ARCHIVE_RETRY` requests later, the wait doubled while it still cannot); a refusal that no compaction can answer, the instructions and tool
 definitions leaving no room for even a record, ends the run in one line (full_window.py).
 `CompactingState` is a part of `ContextManager`
 (pipeline.py), which adds the pydantic-ai hooks that call it.
@@ -26,6 +27,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from . import handlers, shaping
 from .compaction.result import (
     LEAST_FREED,
+    ArchiveNotWritten,
     CompactionBlocked,
     CompactionError,
     CompactionResult,
@@ -45,6 +47,10 @@ from .plumbing.tracing import failed
 from .state import ManagerState
 from .wiring import Internals
 
+#: Requests after which automatic compaction paused by archives the store could not write (a full disk)
+#: is tried again, doubled after each try that still cannot, up to eight times: freed space resumes it.
+ARCHIVE_RETRY = 8
+
 
 class CompactingState(ManagerState):
     """The manager's state with L5 as the pipeline runs it (module docstring)."""
@@ -55,8 +61,15 @@ class CompactingState(ManagerState):
         # and the answers the history held right after it (`recall_thrash`).
         self._thrash_last: tuple[int, int] | None = None
         self._kept_answers = 0
+        self.archive_retry_at: int | None = None  # the request from which a pause `ARCHIVE_RETRY` set ends
         if self.compactor.sent_whole is None:  # the tail's results the model has, as `sent_size` measures
             self.compactor.sent_whole = self.results_sent_whole  # every compaction's, a partial one's too
+
+    @property
+    def breaker_open(self) -> bool:
+        """Automatic compaction paused: failures in a row, and no retry of an unwritten archive due."""
+        return super().breaker_open and not (self.archive_retry_at is not None
+                                             and self.requests >= self.archive_retry_at)
 
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
@@ -146,6 +159,8 @@ class CompactingState(ManagerState):
         handlers.add_hook_time(result, hook_ms)
         await handlers.confirmed(confirm, result)
         self._kept_answers = sum(isinstance(m, ModelResponse) for m in result.messages)  # saved by apply_result
+        if self.failures >= self.limits.max_consecutive_failures:  # made while paused: said once, with it
+            result.event.detail["resumed"] = True
         self.apply_result(result, going_ahead)
         await handlers.after(self, result)
         return result
@@ -364,14 +379,20 @@ class CompactingState(ManagerState):
             raise
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             # Counted toward the circuit breaker either way. One that would not shrink the context
-            # was skipped, not broken: `skipped` says so to whoever shows the event.
+            # was skipped, not broken: `skipped` says so to whoever shows the event. An archive not
+            # written pauses until a retry (`ARCHIVE_RETRY`); one that fails again was said: `retry`.
+            limit, unwritten = self.limits.max_consecutive_failures, isinstance(e, ArchiveNotWritten)
+            again = unwritten and self.archive_retry_at is not None and self.failures >= limit
             self.failures += 1
+            wait = ARCHIVE_RETRY << min(self.failures - limit, 3) if unwritten and self.failures >= limit else None
+            self.archive_retry_at = None if wait is None else self.requests + wait
             self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
                             duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
                             detail={"error": one_line(e), "failures": self.failures,
                                     **({"skipped": True} if isinstance(e, NotSmaller) else {}),
-                                    **({"paused": True} if self.breaker_open else {})}))
+                                    **({"retry": True} if again else {"paused": True} if self.breaker_open else {}),
+                                    **({"retry_after": wait} if wait is not None else {})}))
             return False
-        self.failures = 0
+        self.failures, self.archive_retry_at = 0, None
         messages[:] = self.compactions[-1].messages
         return True

@@ -117,7 +117,7 @@ class PrintRun:
             self.learned = {"window": ev.tokens_after, "given": (ev.detail or {}).get("given"),
                             "server": choice.server or None, "model": choice.model or None,
                             "how": HOW.get(ev.trigger)}
-        if ev.layer == "compact" and ev.action == "failed":
+        if ev.layer == "compact" and ev.action == "failed" and not ev.detail.get("retry"):  # said it paused
             self.note(failed_line(ev, "auto-"))
         if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
             self.note(blocked_line(ev))

@@ -11,6 +11,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from .. import secrets
+from ..words import plural
 from .visible import one_line, visible, visible_segments
 
 if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
@@ -32,13 +33,18 @@ def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
     return "[" + "".join(cells) + "]"
 
 
-def auto_compaction(failures: int, paused: bool) -> str:
+def auto_compaction(failures: int, paused: bool, retry_in: int | None = None) -> str:
     """Whether automatic compaction runs, for /status: after `max_consecutive_failures` automatic
     compactions in a row that failed or would not shrink the context, none is tried in this session
     (the count is saved with it: `-c` goes on paused) until one made with /compact succeeds or
-    `/compact --resume-auto` resumes it."""
+    `/compact --resume-auto` resumes it; where the latest could not write its archive (a full disk),
+    it is tried again `retry_in` requests on, and resumes once that is written."""
     if not paused:
         return "auto-compaction on"
+    if retry_in is not None:
+        return (f"auto-compaction paused: the last {failures} tried in a row failed, the latest unable to archive the "
+                f"transcript; it is tried again in {plural(max(1, retry_in), 'request')}, and resumes once the archive "
+                "is written (a /compact that succeeds, or /compact --resume-auto, resumes it now)")
     return (f"auto-compaction paused: the last {failures} tried in a row failed or would not shrink the context; "
             "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it")
 
@@ -47,11 +53,14 @@ def failed_line(ev: Event, auto: str = "") -> str:
     """A compaction that did not happen: `skipped` where it would not have shrunk the context (the
     history is as it was, nothing broke), else `failed`; after how long, from a second (slow hooks,
     a summary request that timed out: the user waited for them); and when it paused automatic
-    compaction."""
+    compaction (one an archive not written paused is tried again: `retry_after` requests on)."""
     waited = f" after {_duration(ev.duration_ms)}" if ev.duration_ms >= HOOK_SAID_MS else ""
     line = f"{auto}compaction {'skipped' if ev.detail.get('skipped') else 'failed'}{waited}: {ev.detail.get('error', '')}"
     if ev.detail.get("paused"):
-        line += f"; {ev.detail.get('failures', 3)} in a row, so automatic compaction is paused (/compact still works)"
+        retry = ev.detail.get("retry_after")
+        line += (f"; {ev.detail.get('failures', 3)} in a row, so automatic compaction is paused"
+                 + (f", tried again in {plural(retry, 'request')}" if isinstance(retry, int) else "")
+                 + " (/compact still works)")
     return line
 
 
@@ -104,12 +113,13 @@ def compacted_text(ev: Event, took: str = "") -> str:
     ..., cheaper than carrying 14,489 more to the 112,500 threshold`."""
     sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
     kind = f"{ev.trigger}, {KIND_WORDS.get(ev.action, ev.action)}"
+    resumed = "; automatic compaction resumed" if ev.detail.get("resumed") else ""  # made while paused
     if ev.detail.get("reason") != "priced":
-        return f"compacted ({kind}): {sizes}"
+        return f"compacted ({kind}): {sizes}{resumed}"
     threshold = ev.detail.get("threshold")
     to = f" to the {threshold:,} threshold" if isinstance(threshold, int) else " to the threshold"
     return (f"compacted early ({kind}): {sizes}, cheaper than carrying "
-            f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}")
+            f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}{resumed}")
 
 
 def archive_line(ev: Event) -> str | None:

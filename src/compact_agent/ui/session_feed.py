@@ -61,7 +61,8 @@ class SessionFeed:
             if view is not None:
                 view.stop()
             self.say_gathered()  # what the layers freed before it, above its line
-            if not (ev.action == "blocked" and ev.trigger == "manual"):  # /compact says that itself
+            # /compact says its block itself; a paused compaction tried again that failed again was said (`retry`)
+            if not (ev.action == "blocked" and ev.trigger == "manual") and not ev.detail.get("retry"):
                 self.console.print(render.compact_line(ev), style="yellow" if ev.action == "blocked" else "dim")
             if (archived := render.archive_line(ev)) is not None:  # a path, whole (not wrapped by rich)
                 self.console.print(archived, style="dim", markup=False, highlight=False, soft_wrap=True)

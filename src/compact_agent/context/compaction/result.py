@@ -63,6 +63,12 @@ class SummaryNotSent(CompactionError):
     provider would have refused as too long."""
 
 
+class ArchiveNotWritten(CompactionError):
+    """The store's `archive()` raised (a full disk, a folder not writable): nothing was rewritten.
+    An automatic compaction this paused is tried again after a few requests (compacting.py): the
+    space may have been freed since."""
+
+
 class NotSmaller(CompactionError):
     """The compacted history would be no smaller than the one it replaces. `parts` says what it
     would have kept (provider tokens: "summary", "files" re-read with their "file_paths", "other"
@@ -112,8 +118,8 @@ def archived(result: CompactionResult, archive: Callable[[], Path | None],
     try:
         path = archive()
     except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
-        raise CompactionError(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
-                              ) from e
+        raise ArchiveNotWritten(f"could not archive the transcript, so the session was not rewritten: {one_line(e)}"
+                                ) from e
     if isinstance(path, str | os.PathLike):  # a store of the caller's own may name its copy by a string
         path = Path(path) if str(path) else None
     elif path is not None:
