@@ -5,7 +5,8 @@ to before one of them (agent/tools/checkpoints.py keeps them, agent/run/rewindin
     /rewind N      back to before turn N (the REPL asks first; print mode only with --yes)
 
 The prompt of the turn rewound to comes back in the REPL's input, to edit and send again (not when
-the conversation could not go back before it: it still holds it). With no checkpoint it says why: a
+the conversation could not go back before it: it still holds it; nor in a dumb terminal, whose input
+does not show it). With no checkpoint it says why: a
 rewind took the last ones, an earlier version dropped them at a compaction, no message has been sent
 yet, or none can be kept (something else stands where they go).
 """
@@ -21,7 +22,7 @@ from ..agent.tools.checkpoint_retention import names
 from ..shell_message import SHELL_HEAD
 from ..words import plural
 from . import render
-from .command_registry import CommandError, command, current_repl
+from .command_registry import CommandError, RunningRepl, command, current_repl
 from .rewound_prompt import shell_output_of
 
 
@@ -74,21 +75,22 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
             return
     given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
     shell = shell_output_of(target, s.messages) if repl is not None else None
+    shows = repl is not None and _input_shows(repl)
     try:
         back = s.rewind(n)
     except FilesNotRestored as e:  # the conversation went back all the same: its prompt comes back too
         if repl is None:
             raise
-        if repl.keys is not None:
-            repl.keys.typed = given if e.went_back else ""  # still in the conversation: Enter would send it twice
-        raise e.then("the prompt is back in the input to edit" if e.went_back else
+        if repl.keys is not None:  # still in the conversation: Enter would send it twice
+            repl.keys.typed = given if e.went_back and shows else ""
+        raise e.then(BACK if e.went_back and shows else UNSEEN if e.went_back else
                      "so the prompt is not put back in the input") from e.__cause__
     # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
     files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
              "no files restored" if back.lost else "no files to restore")
-    given = given if back.went_back else ""  # still in the conversation: Enter would send it twice
+    given = given if back.went_back and shows else ""  # still in the conversation: Enter would send it twice
     c.print(f"rewound; {files}"
-            + ("; the prompt is back in the input to edit" if repl is not None and back.went_back else "")
+            + ((f"; {BACK}" if shows else f"; {UNSEEN}") if repl is not None and back.went_back else "")
             + (f"; {back.conversation}" if back.conversation else "")
             + ("; so the prompt is not put back in the input" if repl is not None and not back.went_back else ""))
     if back.archive is not None:  # on a line of its own, never split by us (as /history shows it)
@@ -109,6 +111,20 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
     if repl is not None and repl.keys is not None:
         repl.keys.typed = given  # as shown when sent: a large paste as its placeholder
 
+
+
+BACK = "the prompt is back in the input to edit"
+UNSEEN = "the prompt is not put back in the input, which a dumb terminal (TERM=dumb) does not show"
+
+
+def _input_shows(repl: RunningRepl) -> bool:
+    """Whether the REPL's input shows the prompt put back in it: a dumb terminal's (TERM=dumb) is
+    plain text that shows only what is typed, and a prompt put back there went unseen in front of
+    what was typed next (`/exit` was sent to the model as `second question/exit`)."""
+    from prompt_toolkit.utils import is_dumb_terminal
+
+    keys = repl.keys
+    return keys is None or not is_dumb_terminal(getattr(keys.output, "term", None) or "xterm")
 
 
 def _why_no_checkpoints(s: AgentSession) -> str:
