@@ -96,7 +96,10 @@ class SessionExtensions:
         if self.mcp is not None:
             from ..tools.tool_search import DeferredTools, with_tool_search
 
-            self.deferred = deferred = DeferredTools(lambda: self.session.cm.limits.window)
+            self.deferred = deferred = DeferredTools(lambda: self.session.cm.limits.window,
+                                                     self.session.store.dir / "tool_search.json")
+            if deferred.warning:
+                self.session.warnings.append(deferred.warning)
             self._mcp_tools = with_tool_search(self.mcp.toolset, deferred)
             self.mcp.searched = lambda: deferred.deferring  # what the declarations say of where the tools are
             out.append(self._mcp_tools)
