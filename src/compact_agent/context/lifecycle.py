@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
 from pydantic_ai.capabilities.abstract import WrapRunHandler
-from pydantic_ai.exceptions import UserError
+from pydantic_ai.exceptions import UsageLimitExceeded, UserError
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.run import AgentRunResult
@@ -30,12 +30,12 @@ from .defaults import as_model
 from .handlers import Confirm
 from .layers.budget import ToolResultBudget
 from .layers.microcompact import Microcompact
-from .plumbing.events import Event
+from .plumbing.events import Event, of_run
 from .plumbing.identity_memo import forget_changed
 from .plumbing.overflow import model_key
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import Limits
-from .plumbing.silent_cut import CutWatch
+from .plumbing.tokens import Calibration
 from .saved_state import taken_back
 from .state import ManagerState
 from .wiring import Internals
@@ -234,7 +234,9 @@ def window_from(cm: ManagerState, model: Model) -> None:
     model's own, where pydantic-ai knows it; given one, within that for every model. A limit a model's
     server taught (a refusal, prompts it cut) is that model's: a conversation's requests to another
     model (a hand-off with `message_history`, `run(model=...)`) work within that one's window, and
-    back on the first, within its limit again (`ModelWindows`, plumbing/overflow.py)."""
+    back on the first, within its limit again (`ModelWindows`, plumbing/overflow.py). The calibration
+    (the ratio of its tokenizer's counts to our estimate) is each model's too. A limit taken back with
+    the saved state goes to the model it was learned for (`ModelWindows.restored`)."""
     windows, key = cm._windows, model_key(model)
     if windows.model == key:
         return
@@ -246,12 +248,16 @@ def window_from(cm: ManagerState, model: Model) -> None:
     else:  # the window given (the host's), under what the model in force taught
         base = cm.window_learned.given if cm.window_learned is not None else cm.limits.window
     first = windows.model is None
-    windows.leave(cm.window_learned, cm.calibration.watch)
+    if first and windows.restored not in (None, key) and cm.window_learned is not None:
+        windows.learned[windows.restored] = cm.window_learned  # the saved state's limit is another model's
+        cm.window_learned = None
+    windows.restored = None
+    windows.leave(cm.window_learned, cm.calibration)
     # On the first request, a limit taken back with the saved state (saved_state.py) is this model's.
     learned = (cm.window_learned if first else None) or windows.learned.get(key)
     windows.model = key
-    if not first:
-        cm.calibration.watch = windows.watches.pop(key) if key in windows.watches else CutWatch()
+    if not first:  # its own tokenizer's ratio (a new model's is learned afresh), and its own reports
+        cm.calibration = windows.calibrations.pop(key) if key in windows.calibrations else Calibration()
         cm.calibration.watch.switched = True
     cm._window_unknown = False
     if learned is not None and learned.given == base:
@@ -284,7 +290,8 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
     cm._running = ctx.run_id
     cm.run_stream.start()  # its events also go to the run's own event stream (plumbing/events.py)
     try:
-        return await handler()
+        with of_run(cm, ctx):  # its events name the run and its agent (plumbing/events.py `stamp`)
+            return await handler()
     except BaseException:
         if cm.memory is not None and not cm.notes_in_background:
             cm.memory.close()  # a failed or cancelled run leaves no task behind
@@ -295,6 +302,16 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
         evict(cm._manager or cm)  # done: past the limit, it may go now (`evict`)
+
+
+def run_error(ctx: RunContext[Any], error: BaseException) -> BaseException:
+    """What a failed run raises (`on_run_error`): a usage limit the library's own requests counted
+    toward names them (in_run.py: pydantic-ai's line said nothing of a summary it counted); else
+    the error itself."""
+    if isinstance(error, UsageLimitExceeded) and (said := in_run.worded(error, ctx.usage)) is not error:
+        said.__cause__ = error
+        return said
+    return error
 
 
 def sole_manager(ctx: RunContext[Any]) -> None:

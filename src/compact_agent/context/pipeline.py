@@ -152,6 +152,9 @@ class ContextManager(CompactingState):
     async def wrap_run(self, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
         return await lifecycle.wrap_run(self, ctx, handler=handler)
 
+    async def on_run_error(self, ctx: RunContext[Any], *, error: BaseException) -> AgentRunResult[Any]:
+        raise lifecycle.run_error(ctx, error)  # a limit a summary counted toward says so
+
     async def after_run(self, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
         """Persist what the run added after its last model request (the final response)."""
         return await lifecycle.after_run(self, ctx, result=result)

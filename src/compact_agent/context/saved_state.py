@@ -6,7 +6,9 @@ learned that a restart would otherwise measure again, each for a reason a test p
 
 - `handler_instructs`: `before_compact` has answered with instructions (a record would not follow them);
 - `window`: the server's own limit, where it refused a request below the window given (and which server:
-  taken back only by a conversation given that window and sent to that server);
+  taken back only by a conversation given that window and sent to that server); `window_model`: the model
+  it was learned for (`overflow.model_key`): the conversation is held to it on that model alone (it used
+  to hold whichever model the first request went to);
 - `report`: the latest usage report (a server that cuts prompts says so only in two reports in a row);
   `report_media`: of its estimate, the images at a flat size, which no growth judged a cut weighs
   (without it the next run's first comparison weighed them at 1,600 tokens each: a cut went unseen);
@@ -36,7 +38,7 @@ from .decisions.schedule import Schedule
 from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, one_line
-from .plumbing.overflow import LearnedWindow
+from .plumbing.overflow import LearnedWindow, ModelWindows
 from .plumbing.settings import Limits
 from .wiring import Layer
 
@@ -54,6 +56,7 @@ class _Manager(Protocol):
     output_caps: dict[str, int]
     handler_instructs: bool
     window_learned: LearnedWindow | None
+    _windows: ModelWindows
     server: str | None
     failures: int
     thinking_left_out: bool
@@ -81,6 +84,8 @@ class SavedState:
         learned: dict[str, Any] = {"handler_instructs": True} if self.handler_instructs else {}
         if self.window_learned is not None:
             learned["window"] = self.window_learned.to_json()
+            if (model := self._windows.model or self._windows.restored) is not None:
+                learned["window_model"] = model
         if (report := self.calibration.kept_report()) is not None:  # the next run's first is compared with it
             learned["report"] = list(report)
             if (media := _report_media(self.calibration)) > 0:
@@ -168,9 +173,13 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
     window = LearnedWindow.from_json(learned.get("window"))
     # Given another window, or sent to another server (or model), the conversation is not held to this
     # server's limit; a pair saved without the server is taken back only where none is named either.
+    model = learned.get("window_model")  # the model it was learned for (None: saved without it)
     if window is not None and window.given == cm.limits.window and window.server == cm.server:
-        cm.set_window(window.window)
-        cm.window_learned = window
+        if model is not None and cm._windows.model not in (None, model):  # the conversation is on another now
+            cm._windows.learned[model] = window
+        else:
+            cm.set_window(window.window)
+            cm.window_learned, cm._windows.restored = window, model  # until the first request (lifecycle.window_from)
     # The first request re-applies these decisions: what they keep out was counted (and said, in
     # an event's `freed`) by the process that made them, so this one counts from there (shaping.account).
     cm._prev_savings = savings_of(learned.get("savings"))
@@ -184,7 +193,7 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
 
 #: What `layer_state` saves under `LEARNED`, by the JSON type each is saved as.
 _LEARNED_TYPES: dict[str, type] = {
-    "handler_instructs": bool, "window": list, "report": list, "report_media": int, "thinking": dict,
+    "handler_instructs": bool, "window": list, "window_model": str, "report": list, "report_media": int, "thinking": dict,
     "measured_at": str, "savings": dict, "failures": int, "longest_answer": int, "summary": list,
     "summary_cache": list, "output_caps": dict, "thinking_left_out": bool, "thrash": list}
 

@@ -37,7 +37,7 @@ from .defaults import as_model, build_defaults, default_summarizer
 from .layers import frozen
 from .measuring import Measuring
 from .plumbing import tokens
-from .plumbing.events import Event, RunStream, one_line, typed
+from .plumbing.events import Event, RunStream, one_line, stamp, typed
 from .plumbing.identity_memo import IdentityMemo
 from .plumbing.markers import is_compaction_message
 from .plumbing.overflow import LearnedWindow, ModelWindows, figures
@@ -244,8 +244,7 @@ class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
         event = typed(event)
         if not event.time:
             event.time = self.clock().isoformat()
-        if event.conversation_id is None and self._conversation:  # one handler may watch many conversations
-            event.conversation_id = self._conversation
+        stamp(event, self, self._conversation)  # its conversation, run and agent (one handler may watch many)
         self.run_stream.put(event)  # for the run's stream, sent by its next model-request hook
         if event.action == "failed" and self.event_handler is None and self.event_sink is None:
             # Nobody watches the events: a failure must still be seen (a summary model without its

@@ -20,6 +20,13 @@ response's model and provider; a cost the provider or a gateway reported is kept
 counted them, and a `cost_limit` never saw what they cost. It is priced the same way now, and the
 cost limit checked after it as the token limits are.
 
+A limit reached by the library's requests says so (`admit`, `worded`): pydantic-ai's own words ("The next
+request would exceed the request_limit of 15") left a run that ended after 14 requests of its own with
+no word of the summary that was the fifteenth, or that would have been. Each usage keeps how many of
+its requests were the library's (`own_requests`), and a limit's error names them: the one `admit`
+raises before a summary, and pydantic-ai's own at a later step (`lifecycle.run_error`, from the capability's
+`on_run_error`, rewords it).
+
 `compact_now(usage=..., usage_limits=...)` names a run the same way, as `agent.run(usage=...)` takes
 a caller's usage: its summary requests are added to it and held to those limits, with no step's
 request after them. The library's own session notes (memory.py) are written beside the run, which
@@ -36,13 +43,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import weakref
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 
+from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
-__all__ = ["Run", "admit", "count", "counted_in", "current", "priced", "reported"]
+__all__ = ["Run", "admit", "count", "counted_in", "current", "own_requests", "priced", "reported", "worded"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,11 +83,53 @@ def current() -> Run | None:
     return _RUN.get()
 
 
-def admit(run: Run | None) -> None:
-    """Before a summary request: `UsageLimitExceeded` when it, and after it the step's own request
-    (`after`), would go past the run's `request_limit` (or its tokens are past a limit already)."""
-    if run is not None and run.limits is not None:
-        run.limits.check_before_request(dataclasses.replace(run.usage, requests=run.usage.requests + run.after))
+_OWN: dict[int, int] = {}  # by the `id` of a usage: how many of its requests were the library's
+
+
+def own_requests(usage: RunUsage) -> int:
+    """How many of `usage`'s requests were the library's own (summaries, notes) counted in it."""
+    return _OWN.get(id(usage), 0)
+
+
+def _tally(usage: RunUsage) -> None:
+    key = id(usage)
+    if key not in _OWN:
+        weakref.finalize(usage, _OWN.pop, key, None)  # forgotten with the usage
+    _OWN[key] = _OWN.get(key, 0) + 1
+
+
+def made(usage: RunUsage, when: str = " so far") -> str:
+    """The requests `usage` counts, and of them the library's own."""
+    own = own_requests(usage)
+    return f"{usage.requests} requests made{when}" + (f", {own} of them the context manager's own" if own else "")
+
+
+def admit(run: Run | None, kind: str = "summary") -> None:
+    """Before a summary (or `kind` "notes") request: `UsageLimitExceeded` when it, and after it the
+    step's own request (`after`), would go past the run's `request_limit`, its words naming the
+    request (pydantic-ai's would name none); or when its tokens are past a limit already."""
+    if run is None or run.limits is None:
+        return
+    limit = run.limits.request_limit
+    if limit is not None and run.usage.requests + run.after >= limit:
+        what = "the session notes request" if kind == "notes" else "the summary request compacting the history"
+        raise UsageLimitExceeded(
+            f"The next request would exceed the request_limit of {limit}: {what} comes before it, and counts "
+            f"as one of the run's requests ({made(run.usage)})" if run.after else
+            f"{what[0].upper()}{what[1:]} would exceed the request_limit of {limit}: it counts as one of the "
+            f"requests of the usage given ({made(run.usage)})")
+    run.limits.check_before_request(run.usage)
+
+
+def worded(error: UsageLimitExceeded, usage: RunUsage) -> UsageLimitExceeded:
+    """pydantic-ai's error for a limit its own check found past, naming the library's requests
+    counted in `usage` (the same error where there were none, or it names them already)."""
+    hint = getattr(UsageLimitExceeded, "_HINT", "")  # pydantic-ai 2.68's, which it adds again
+    said = str(error).removesuffix(hint).rstrip(". ")
+    if not own_requests(usage) or "context manager" in said:
+        return error
+    return UsageLimitExceeded(f"{said} ({made(usage, '')}: summaries compacting the "
+                              "history or session notes, each counted as one of the run's requests)")
 
 
 def priced(response: ModelResponse) -> RequestUsage:
@@ -111,9 +162,16 @@ def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:
     if run is None:
         return
     run.usage.incr(RunUsage(requests=1) + used)
+    _tally(run.usage)
     if run.limits is None or not check:
         return
-    run.limits.check_tokens(run.usage)
-    check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit
-    if check_cost is not None:
-        check_cost(run.usage, warn_if_cost_unavailable=False)  # pydantic-ai warns once, at the run's end
+    try:
+        run.limits.check_tokens(run.usage)
+        check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit
+        if check_cost is not None:
+            check_cost(run.usage, warn_if_cost_unavailable=False)  # pydantic-ai warns once, at the run's end
+    except UsageLimitExceeded as e:
+        said = worded(e, run.usage)  # its words, and that the library's requests count in it
+        if said is e:
+            raise
+        raise said from e

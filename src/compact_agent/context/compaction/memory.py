@@ -258,7 +258,7 @@ class SessionMemory:
     async def _send(self, history: Sequence[ModelMessage], params: ModelRequestParameters, run: in_run.Run | None,
                     settings: dict[str, Any] | None, model: Model | None = None) -> ModelResponse:
         """One notes request, held to the `run`'s limits first and added to its usage after (in_run.py)."""
-        in_run.admit(run)  # UsageLimitExceeded: not sent, a failed update
+        in_run.admit(run, "notes")  # UsageLimitExceeded: not sent, a failed update
         model = model or self.model
         assert model is not None  # `_shared` and `_separate` send to a model they have
         resp = await model_request(model, sendable(model, history, params, settings),

@@ -27,9 +27,11 @@ hook emits after the run's last request).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Protocol
@@ -57,6 +59,8 @@ class Event:
     time: str = ""
     freed: int | None = None  # the decision's own saving, when the totals are of a larger view
     conversation_id: str | None = None  # the conversation it happened in (pydantic-ai's `conversation_id`)
+    run_id: str | None = None  # the run it happened in (pydantic-ai's `run_id`); None outside a run
+    agent_name: str | None = None  # the name of that run's agent (`Agent(name=...)`, or the one pydantic-ai gave it)
 
     kind: ClassVar[str] = "event"
 
@@ -284,6 +288,38 @@ def one_line(e: BaseException) -> str:
         return (f"{e.strerror}: {files}" if files else e.strerror)[:300]
     text = str(e).strip().splitlines()
     return (text[0] if text else type(e).__name__)[:300]
+
+
+# -- which run an event happened in -----------------------------------------------------------
+
+#: The run whose hooks run in this task, and in the tasks they start (notes written beside it, even
+#: past its end): the conversation's state it runs in, its `run_id` and its agent's name.
+_RUN: ContextVar[tuple[object, str | None, str | None] | None] = ContextVar("compact_agent_event_run", default=None)
+
+
+@contextlib.contextmanager
+def of_run(state: object, ctx: RunContext[Any]) -> Iterator[None]:
+    """The events `state` emits inside are of the run `ctx` is of (`stamp`)."""
+    agent = getattr(ctx, "agent", None)
+    name = getattr(agent, "name", None)
+    token = _RUN.set((state, getattr(ctx, "run_id", None), name if isinstance(name, str) else None))
+    try:
+        yield
+    finally:
+        _RUN.reset(token)
+
+
+def stamp(event: Event, state: object, conversation: str | None) -> None:
+    """Name where `event` happened: the conversation `state` serves and, inside a run of it, the run
+    and its agent; an application running several agents or conversations on one manager (or one
+    handler on several) tells them apart by these. Another conversation's state emitting meanwhile
+    (one let go past `max_conversations`) is of no run."""
+    if event.conversation_id is None and conversation:
+        event.conversation_id = conversation
+    run = _RUN.get()
+    if run is not None and run[0] is state:
+        event.run_id = event.run_id or run[1]
+        event.agent_name = event.agent_name or run[2]
 
 
 # -- the events in the run's own event stream (module docstring) ------------------------------

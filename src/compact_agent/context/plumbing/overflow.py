@@ -34,7 +34,7 @@ from typing import Any, cast
 
 from pydantic_ai.exceptions import ModelAPIError, ModelContextWindowExceededError, ModelHTTPError
 
-from .silent_cut import CutWatch
+from .tokens import Calibration
 
 _N = r"(\d[\d,]*)"
 # The servers' own words, as their sources write them:
@@ -181,17 +181,20 @@ def model_key(model: object) -> str:
 class ModelWindows:
     """Whose window a conversation's limits are (`model`, a `model_key`; None before its first
     request), and what the other models it went to taught: each one's limit learned (`learned`) and
-    what its usage reports told of cutting (`watches`), taken back when the conversation goes back to it."""
+    its calibration (`calibrations`: its tokenizer's ratio to our estimate, what its usage reports
+    told of cutting), taken back when the conversation goes back to it. `restored`: the model a limit
+    taken back with the saved state was learned for, until the first request says which model this is."""
 
     model: str | None = None
     learned: dict[str, LearnedWindow] = field(default_factory=dict)
-    watches: dict[str, CutWatch] = field(default_factory=dict)
+    calibrations: dict[str, Calibration] = field(default_factory=dict)
+    restored: str | None = None
 
-    def leave(self, learned: LearnedWindow | None, watch: CutWatch) -> None:
+    def leave(self, learned: LearnedWindow | None, calibration: Calibration) -> None:
         """The conversation's requests go to another model: what the one in force taught is kept for it."""
         if self.model is None:
             return
-        self.watches[self.model] = watch
+        self.calibrations[self.model] = calibration
         if learned is not None:
             self.learned[self.model] = learned
         else:
@@ -199,7 +202,7 @@ class ModelWindows:
 
     def copy(self, current: LearnedWindow | None) -> ModelWindows:
         """For another conversation: the limits learned (of the same servers), `current` the one of the
-        model in force; not the cutting judged in this one's reports."""
+        model in force; not the calibrations, learned from this one's reports."""
         copied = ModelWindows(self.model, dict(self.learned))
         if self.model is not None and current is not None:
             copied.learned[self.model] = current
