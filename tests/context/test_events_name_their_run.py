@@ -17,9 +17,10 @@ import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event
+from compact_agent.context import CompactionEvent, CompactionSettings, ContextManager, Event, NotesEvent
 from compact_agent.context.testing import library_request, reply_to_library_request
 
 PAGES = 10
@@ -77,6 +78,11 @@ async def run_as(how: str, agent: Agent[None, str], conversation: str) -> tuple[
         async with agent.run_stream("Read the pages.", conversation_id=conversation, usage_limits=LIMITS) as streamed:
             await streamed.get_output()
             return next(m.run_id for m in streamed.all_messages() if m.run_id), streamed.all_messages()
+    if how == "run_stream_events":
+        async with agent.run_stream_events("Read the pages.", conversation_id=conversation,
+                                           usage_limits=LIMITS) as stream:
+            ended = [e async for e in stream if isinstance(e, AgentRunResultEvent)]
+        return ended[0].result.run_id, ended[0].result.all_messages()
     async with agent.iter("Read the pages.", conversation_id=conversation, usage_limits=LIMITS) as run:
         async for node in run:
             if Agent.is_model_request_node(node):
@@ -87,7 +93,7 @@ async def run_as(how: str, agent: Agent[None, str], conversation: str) -> tuple[
         return run.result.run_id, run.result.all_messages()
 
 
-@pytest.mark.parametrize("how", ["run", "run_stream", "iter"])
+@pytest.mark.parametrize("how", ["run", "run_stream", "iter", "run_stream_events"])
 async def test_two_agents_at_once_on_one_manager_each_event_names_its_run_and_agent(how: str) -> None:
     events: list[Event] = []
     cm = ContextManager(window=6_000, event_handler=events.append,
@@ -120,3 +126,16 @@ async def test_compact_now_between_runs_names_no_run() -> None:
     compactions: list[Any] = [e for e in events if isinstance(e, CompactionEvent)]
     assert compactions and all(e.conversation_id == "research" for e in compactions)
     assert {(e.run_id, e.agent_name) for e in events} == {(None, None)}
+
+
+async def test_notes_written_beside_a_run_name_it_also_when_they_end_after_it() -> None:
+    events: list[Event] = []
+    settings = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memory_update_tool_calls=1,
+                                  memory_start_fraction=0.0, compaction_records=False, memory_retry_s=0.001)
+    cm = ContextManager(window=6_000, event_handler=events.append, settings=settings, notes_in_background=True)
+    result = await reader_agent("researcher", cm).run("Read the pages.", conversation_id="research",
+                                                      usage_limits=LIMITS)
+    await cm.drain()
+    notes = [e for e in events if isinstance(e, NotesEvent) and e.action == "update"]
+    assert notes  # the case the test is for
+    assert {(e.run_id, e.agent_name) for e in notes} == {(result.run_id, "researcher")}
