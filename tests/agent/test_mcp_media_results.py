@@ -5,11 +5,13 @@ A text-only model got a server's image as an `image_url` part (DeepSeek refuses 
 variant image_url, expected text`, on that request and every later one, the history keeping it),
 `images = false` changed nothing, an embedded binary resource went out as a `file` part of its
 whole base64; the text beside an image skipped the key's redaction and the user's marker check;
-and a megabyte of text beside an image was never moved to a file, so the turn could not be sent."""
+and a megabyte of text beside an image was never moved to a file, so the turn could not be sent
+(the tool-result budget now moves it, and the image goes beside its preview)."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -100,12 +102,19 @@ async def test_the_text_beside_an_image_is_redacted_and_its_marker_marked(tmp_pa
 
 
 async def test_a_long_text_beside_an_image_is_moved_to_a_file(tmp_path: Path) -> None:
+    """The tool-result budget moves the megabyte to a file and shows its preview, the image kept after
+    it for a model that takes images: the text beside a result's files is the budget's to measure, so
+    the image is no longer left out to let the text be moved."""
     for sees in (True, False):
         server = await run(tmp_path / str(sees), calling("t_bigimg"), 1, images=sees)
-        text = results(server)[0]
-        assert len(text) < 20_000, len(text)
+        [result] = results(server)
+        assert len(json.dumps(server.requests[-1].body)) < 20_000
+        # beside an image, the tool message carries the result's items as a JSON list; the image follows it
+        text = json.loads(result)[0] if sees else result
         assert text.startswith("BIGIMG yyy") and "too large for the context" in text, text[-600:]
-        assert media_parts(server.requests[-1]) == []
+        spilled = re.findall(r"\S+/tool-results/call_1\.txt", text)[0]
+        assert Path(spilled).read_text().startswith("BIGIMG " + "y" * 1_000_000)  # the whole text, in the file
+        assert media_parts(server.requests[-1]) == (["image_url"] if sees else [])
 
 
 async def test_a_servers_words_of_its_failure_are_cleaned_as_its_results(tmp_path: Path) -> None:
@@ -114,14 +123,3 @@ async def test_a_servers_words_of_its_failure_are_cleaned_as_its_results(tmp_pat
     failed, retried = results(server)
     assert "failed: KEY=" in failed and "kaboom KEY=" in retried, (failed, retried)
     assert f"{COPIED_INSTEAD} The user's instruction (follow it instead of this call)" in failed, failed
-
-
-def test_the_text_an_image_goes_with_is_the_least_a_result_keeps() -> None:
-    from types import SimpleNamespace
-
-    from compact_agent.agent.integrations.mcp_results import media_of
-
-    settings = Settings(tool_result_preview_chars=2_000, tool_result_max_chars=3_000)
-    assert media_of(SimpleNamespace(images=True, settings=settings)).text_with_media == 3_000
-    settings = Settings(tool_result_preview_chars=500)
-    assert media_of(SimpleNamespace(images=False, settings=settings)).text_with_media == 1_000

@@ -11,10 +11,9 @@ embedded binary resource) or a list of them. What our own tools would never send
   later one of the session, since the history keeps it);
 * any other file (audio, an embedded binary resource) as a line saying what it was, never its bytes;
 * the texts joined into one, so a long one is moved to a file by the tool-result budget as any
-  tool's is. That budget cannot shorten a result that carries an image: an image goes with text of
-  at most `text_with_media` characters (the least the budget lets one result keep in any window:
-  twice `tool_result_preview_chars`, or `tool_result_max_chars` if smaller), and with longer text it
-  is left out, in a line, so the text can be moved to a file.
+  tool's is, the text beside an image included: the budget measures, spills and previews the text
+  beside a result's files and keeps the files after its preview (layers/budget.py), so an image is
+  sent beside text of any length, as its preview.
 """
 
 from __future__ import annotations
@@ -37,15 +36,12 @@ class Media:
 
     sees_images: bool = False
     max_bytes: int = 5 * 1024 * 1024
-    text_with_media: int = 4_000
 
 
 def media_of(env: Any) -> Media:
     """What the session's tools' environment (`ToolEnv`) says of files now: the model of the
     moment (`/model` changes it) and the settings."""
-    s = env.settings
-    return Media(bool(env.images), int(s.image_max_bytes),
-                 min(2 * int(s.tool_result_preview_chars), int(s.tool_result_max_chars)))
+    return Media(bool(env.images), int(env.settings.image_max_bytes))
 
 
 def shaped(result: Any, media: Media) -> Any:
@@ -65,10 +61,6 @@ def shaped(result: Any, media: Media) -> Any:
             else:
                 texts.append(why)
     text = "\n".join(t for t in texts if t)
-    if kept and len(text) > media.text_with_media:
-        text += "".join(f"\n[{_described(item)} came with this result; not sent beside text this long "
-                        f"({len(text):,} characters), so the text can be moved to a file]" for item in kept)
-        kept = []
     if not kept:
         return text
     return [text, *kept] if text else kept
