@@ -70,7 +70,7 @@ def _command_files(folder: Path) -> list[tuple[Path, int]]:
 
 
 def _candidates(cwd: Path) -> dict[str, list[Path]]:
-    """Every command file by the name it would be, the one run first (`_first`)."""
+    """Every command file by the name it would be, the one that is run first in its list."""
     named: dict[str, list[tuple[tuple[object, ...], Path]]] = {}
     for index, folder in enumerate(CUSTOM_DIRS):
         for path, depth in _command_files(cwd / folder):
