@@ -110,3 +110,10 @@ def test_each_usage_keeps_how_many_of_its_requests_were_the_librarys() -> None:
                        r"request_limit of 5: it counts as one of the requests of the usage given \(5 requests "
                        r"made so far, 1 of them the context manager's own\)"):
         in_run.admit(in_run.Run(usage, UsageLimits(request_limit=5), after=0))  # compact_now's: none after it
+
+
+def test_a_token_limit_a_summary_took_the_run_past_names_it() -> None:
+    usage = RunUsage(requests=3, input_tokens=900)
+    with pytest.raises(UsageLimitExceeded, match=r"^Exceeded the total_tokens_limit of 1000 \(total_tokens=1100\) "
+                       r"\(4 requests made, 1 of them the context manager's own: summaries compacting"):
+        in_run.count(in_run.Run(usage, UsageLimits(total_tokens_limit=1_000)), RequestUsage(input_tokens=200))
