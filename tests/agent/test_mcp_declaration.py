@@ -121,3 +121,35 @@ async def test_tools_moved_out_from_behind_the_search_are_declared_again(tmp_pat
     assert said[1].startswith("[compact-agent: MCP servers] MCP servers declared again as they are now, in place of "
                               "what was said of them earlier (their tools are in your tool list):\n- notes:"), said
     assert declarations(same) == said
+
+
+async def test_a_resumed_session_declares_again_only_a_server_that_changed(tmp_path: Path) -> None:
+    """Each `-c` declared every server again, the same words once more; a server started again with
+    other instructions (or tools) was declared as though it had just connected."""
+    from dataclasses import replace
+
+    notes = {"command": sys.executable, "args": [NOTES]}
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        s = session(tmp_path, server.base_url, {"notes": notes})
+        try:
+            await s.run_turn("one")
+        finally:
+            await s.aclose()
+        for servers in ({"notes": notes}, {"notes": {**notes, "env": {"NOTES_SERVER_INSTRUCTIONS": "NEW-RULE"}}}):
+            s = session(tmp_path, server.base_url, servers)
+            opts = s.opts
+            await s.aclose()
+            s = AgentSession(replace(opts, continue_last=True))
+            try:
+                assert s.messages
+                await s.run_turn("again")
+            finally:
+                await s.aclose()
+    first, same, changed = server.requests
+    assert declarations(same) == declarations(first) and len(declarations(first)) == 1
+    assert same.messages[:len(first.messages)] == first.messages
+    said = declarations(changed)
+    assert said[:1] == declarations(first) and len(said) == 2, said
+    assert said[1].startswith("[compact-agent: MCP servers] MCP servers declared again as they are now, in place of "
+                              "what was said of them earlier (their tools are in your tool list):\n- notes:"), said
+    assert "NEW-RULE" in said[1]

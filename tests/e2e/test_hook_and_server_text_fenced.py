@@ -113,4 +113,6 @@ def test_a_servers_instructions_are_fenced_data_before_and_after_a_compaction(cl
     last = user_messages(server.requests[-1])
     assert last[0].startswith("This session continues a conversation that was compacted")
     assert last[1].startswith("[compact-agent: MCP servers]")  # declared again after the compaction
-    assert seen >= 4
+    # the first run's declaration, the same one in the resumed run's request (a -c does not make it
+    # again), and the one put back after the compaction
+    assert seen >= 3

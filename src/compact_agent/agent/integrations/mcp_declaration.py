@@ -7,7 +7,10 @@ what the conversation says of each). The declaration says where its tools are: i
 list, or waiting behind `tool_search` when their schemas would take too much of the window
 (tool_search.py); it said they were in the tool list either way, and a model looked for them there.
 A server whose tool list changed while the session runs (`notifications/tools/list_changed`), or
-whose tools moved behind `tool_search` or out of it, is declared again at the next turn.
+whose tools moved behind `tool_search` or out of it, is declared again at the next turn. A session
+resumed (`-c`) reads what its conversation declares (`declared`): a server declared there as it is
+now is not declared again (each `-c` added the same declaration once more), one that changed since
+(its program's new version lists other tools) is declared again as it is now.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
+
+from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from ... import secrets
 from ...context.compaction.summary import one_line
@@ -59,8 +64,27 @@ def text(states: Sequence[Server], verb: str, searched: bool) -> str:
     """The servers as the conversation declares them (`verb`: CONNECTED, AGAIN, AVAILABLE), the
     provider key redacted as in the instruction files' text (instructions.py): a server's
     instructions are its own words, and it may echo the key (its config) in them."""
-    where = ("their tools are not in your tool list until tool_search finds them: call tool_search with a few "
-             "words of what you need, and the tools it finds can be called from your next step") if searched \
-        else "their tools are in your tool list"
     body = "\n".join(declaration(s) for s in states)
-    return secrets.redact(f"{MCP_HEAD} MCP servers {verb} ({where}):\n{body}")
+    return secrets.redact(f"{MCP_HEAD} MCP servers {verb} ({_where(searched)}):\n{body}")
+
+
+def _where(searched: bool) -> str:
+    return ("their tools are not in your tool list until tool_search finds them: call tool_search with a few "
+            "words of what you need, and the tools it finds can be called from your next step") if searched \
+        else "their tools are in your tool list"
+
+
+def declared(messages: Sequence[Any], states: Sequence[Server], searched: bool) -> dict[str, str]:
+    """Of `states`, each server `messages` (a resumed conversation) declares, by name: its fingerprint
+    where the conversation's last declaration of it says what it would say now, else "" (declared
+    otherwise: to be declared again)."""
+    sections = [section for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(MCP_HEAD)
+                for section in p.content.split(f"\n{MCP_HEAD}")]  # a part may hold two heads (`delta_text`)
+    out: dict[str, str] = {}
+    for state in states:
+        last = next((s for s in reversed(sections) if f"\n- {state.config.name}: " in s), None)
+        if last is not None:
+            same = f"({_where(searched)}):\n" in last and f"\n{secrets.redact(declaration(state))}\n" in f"{last}\n"
+            out[state.config.name] = fingerprint(state, searched) if same else ""
+    return out

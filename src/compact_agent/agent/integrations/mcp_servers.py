@@ -42,7 +42,7 @@ from ...words import plural
 from ..tools.shell_groups import running
 from .fenced import kept_start
 from .mcp_calls import ServerTools, group_leaders
-from .mcp_declaration import AGAIN, AVAILABLE, CONNECTED, fingerprint, text
+from .mcp_declaration import AGAIN, AVAILABLE, CONNECTED, declared, fingerprint, text
 from .mcp_declaration import MCP_HEAD as MCP_HEAD  # the head /context finds a declaration by
 from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
 from .mcp_names import BUILT_IN, offer
@@ -205,6 +205,7 @@ class McpServers:
         self.failed: dict[str, str] = {}
         self.toolset: CombinedToolset[Any] = CombinedToolset([])  # filled with the connected servers
         self.announced: dict[str, str] = {}  # server -> fingerprint the conversation carries
+        self.resumed: list[Any] | None = None  # a resumed conversation, until its declarations are read
         self._pending: dict[str, str] | None = None
         self.connected = False
         self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
@@ -355,6 +356,9 @@ class McpServers:
         changed, tools moved behind tool_search or out of it), for the start of a turn; records them
         as announced."""
         searched = self.searched()
+        if self.resumed is not None:  # what it declares of them already (mcp_declaration.declared)
+            self.announced.update(declared(self.resumed, list(self.live.values()), searched))
+            self.resumed = None
         changed = [s for n, s in self.live.items() if self.announced.get(n) != fingerprint(s, searched)]
         if not changed:
             return None

@@ -83,6 +83,8 @@ class SessionExtensions:
             self.mcp = None
         if self.mcp is not None:  # a result's files as the model of the moment takes them (mcp_results.py)
             self.mcp.media = lambda: media_of(session.env)
+            # what a resumed conversation declares of the servers is not declared again (mcp_declaration.py)
+            self.mcp.resumed = list(getattr(session, "messages", [])) if resumed else None
         self.ledger = UsageLedger(info=lambda: session.info, path=session.store.dir / "usage.jsonl")
         self.source = "resume" if resumed else ("clear" if previous is not None else "startup")
         self.started = False
