@@ -14,9 +14,10 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from compact_agent.agent.integrations.instructions import command_name
 from compact_agent.ui import print_commands
 from compact_agent.ui.command_registry import COMMANDS, CommandError
-from compact_agent.ui.custom_commands import command_name, custom_command, custom_commands, custom_prompt
+from compact_agent.ui.custom_commands import custom_command, custom_commands, custom_prompt
 from compact_agent.ui.prompt_input import ReplCompleter
 from tests.fakes.openai_server import Reply
 

@@ -55,6 +55,7 @@ def test_a_dumb_terminal_is_asked_yes_or_no_in_text_only(tmp_path: Path) -> None
             term.type("/exit\r")  # not sent after the prompt, unseen in the input (a turn ran instead)
             assert term.finish() == 0
             assert term.text().count("nothing rewound") == 2
+            assert term.text().count("keep this and rewrite the session? [y/N]") == 1  # typed, not printed again
             assert b"\x1b" not in bytes(term.seen), bytes(term.seen)
         finally:
             term.close()

@@ -8,13 +8,12 @@ What a command file may be (a regular file inside the project, no larger than a 
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
 from rich.console import Console
 
-from ..agent.integrations.instructions import COMMAND_DIRS
+from ..agent.integrations.instructions import COMMAND_DIRS, command_files, command_name
 from ..agent.run.mention_syntax import comparable
 from ..agent.run.runner import AgentSession
 from . import render
@@ -23,57 +22,11 @@ from .command_registry import COMMANDS, EXIT_ALIASES, CommandError, current_repl
 
 CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permissions.py) follows them too
 
-#: How many subfolders deep a command file is looked for (`a/b/c/d/e.md` is `/a:b:c:d:e`); a folder
-#: whose name starts with a dot is not looked in (a `.git` kept there is not a namespace).
-MAX_DEPTH = 4
-
-
-def command_name(relative: Path | str) -> str:
-    """The command a file in a command folder is, by its path there: `review.md` is `review`, a
-    subfolder its namespace (`git/commit.md` is `git:commit`), and white space in a name a hyphen
-    (`my cmd.md` is `my-cmd`): a command's name ends at the first space typed, so `/my cmd` ran
-    nothing, though /help listed it. Composed (NFC): macOS stores `café.md` decomposed. '' for a
-    name left empty (` .md`)."""
-    parts = [*Path(relative).parts]
-    parts[-1] = parts[-1].removesuffix(".md")
-    words = ["-".join(part.split()) for part in parts]
-    return "" if "" in words else comparable(":".join(words))
-
-
-def _command_files(folder: Path) -> list[tuple[Path, int]]:
-    """Each `*.md` entry of `folder` and of its subfolders (to MAX_DEPTH, links to folders not
-    followed), with how deep it is; a folder's own files before its subfolders', each by name."""
-    found: list[tuple[Path, int]] = []
-
-    def walk(at: Path, depth: int) -> None:
-        try:
-            with os.scandir(at) as listed:
-                entries = sorted(listed, key=lambda e: e.name)
-        except OSError:
-            return
-        below: list[Path] = []
-        for e in entries:
-            if e.name.endswith(".md"):  # a file, or whatever else has the name: said when run
-                found.append((at / e.name, depth))
-                continue
-            try:
-                folder_here = e.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if folder_here and depth < MAX_DEPTH and not e.name.startswith("."):
-                below.append(at / e.name)
-        for sub in below:
-            walk(sub, depth + 1)
-
-    walk(folder, 0)
-    return found
-
-
 def _candidates(cwd: Path) -> dict[str, list[Path]]:
     """Every command file by the name it would be, the one that is run first in its list."""
     named: dict[str, list[tuple[tuple[object, ...], Path]]] = {}
     for index, folder in enumerate(CUSTOM_DIRS):
-        for path, depth in _command_files(cwd / folder):
+        for path, depth in command_files(cwd / folder):
             relative = path.relative_to(cwd / folder)
             name = command_name(relative)
             if not name or name in COMMANDS or name in EXIT_ALIASES:

@@ -25,7 +25,7 @@ from ..agent.run.options import SessionOptions, session_root
 from ..agent.safety.permissions import AskFn
 from ..error_text import GO_ON, describe_error
 from . import render
-from .approval import make_ask, nothing, question_lines, yes_no
+from .approval import make_ask, nothing, question_lines, typed_only, yes_no
 from .command_registry import COMMANDS, ExitRepl, bare_exit, is_command, running
 from .goodbye import resume_hint
 from .interrupt_keys import InterruptKeys
@@ -339,8 +339,8 @@ class Repl:
         self.pending.append(show_shell_output(self.console, command, out))
 
     async def confirm(self, question: str) -> bool:
-        """A yes/no question (`[y/N]`) answered by one key, only y = yes (approval.yes_no); a typed
-        line from `ask_stream` without a terminal. A compaction's spinner stops first."""
+        """A yes/no question (`[y/N]`) answered by one key, only y = yes (approval.yes_no); a typed line from
+        `ask_stream` without a terminal, or in a dumb one (kept as typed). A compaction's spinner stops first."""
         self.feed.stop_status()
         if self.ask_stream is not None:
             answer = self.console.input(question, markup=False, stream=self.ask_stream)
@@ -351,9 +351,9 @@ class Repl:
             if self.before_prompt is not None:
                 self.before_prompt()  # keys typed from here answer it; those typed before wait for the prompt
             yes = await yes_no(question, self.inp, self.prompt_io.get("output"))
-        # the answer stays, after the question laid out as it waited (the answer on its last line)
-        self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
-                           highlight=False, soft_wrap=True)
+        if not typed_only(self.prompt_io.get("output")):  # the answer stays, after the question as it waited
+            self.console.print(question_lines(question, self.console.width) + ("y" if yes else "n"), markup=False,
+                               highlight=False, soft_wrap=True)
         return yes
 
     def session_id(self) -> str | None:

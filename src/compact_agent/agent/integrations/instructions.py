@@ -18,6 +18,7 @@ with read_file would. A file left out is said, one line each (`left_out`): the u
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,26 +142,82 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
     return Instructions("\n\n".join(sections), paths, [secrets.redact(line) for line in left_out])
 
 
-def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> str | None:
-    """The custom command (`deploy` for `/deploy`) whose file `resolved` is, else None: a `.md` file
-    in a folder's `COMMAND_DIRS` — `cwd`'s, or one below it, which a session started there reads
-    (`pkg/.claude/commands/deploy.md`) — by the path it resolves to or the path the model gave
-    (`named`), or a link in `cwd`'s that leads to it; names as a file system that ignores case sees
-    them (safety/names.py)."""
-    dirs = {folded(cwd.resolve() / d): cwd / d for d in COMMAND_DIRS}
-    ends = tuple("/" + folded(d) for d in COMMAND_DIRS)
-    for path in (resolved, None if named is None else cwd / named):
-        if path is not None and folded(path.parent).endswith(ends) and folded(path.suffix) == ".md":
-            return path.stem
-    for folder in dirs.values():
+#: How many subfolders deep a custom command's file is looked for (`a/b/c/d/e.md` is `/a:b:c:d:e`); a
+#: folder whose name starts with a dot is not looked in (a `.git` kept there is not a namespace).
+COMMAND_DEPTH = 4
+
+
+def command_name(relative: Path | str) -> str:
+    """The command a file in a command folder is, by its path there: `review.md` is `review`, a
+    subfolder its namespace (`git/commit.md` is `git:commit`), and white space in a name a hyphen
+    (`my cmd.md` is `my-cmd`): a command's name ends at the first space typed, so `/my cmd` ran
+    nothing, though /help listed it. Composed (NFC): macOS stores `café.md` decomposed. '' for a
+    name left empty (` .md`)."""
+    parts = [*Path(relative).parts]
+    parts[-1] = parts[-1][:-3] if folded(parts[-1]).endswith(".md") else parts[-1]
+    words = ["-".join(part.split()) for part in parts]
+    return "" if "" in words else unicodedata.normalize("NFC", ":".join(words))
+
+
+def command_files(folder: Path) -> list[tuple[Path, int]]:
+    """Each `*.md` entry of the command folder `folder` and of its subfolders (to COMMAND_DEPTH, links
+    to folders not followed, those starting with a dot not entered), with how deep it is; a folder's
+    own entries before its subfolders', each by name."""
+    found: list[tuple[Path, int]] = []
+
+    def walk(at: Path, depth: int) -> None:
         try:
-            links = [f for f in folder.glob("*.md") if f.is_symlink()]
+            with os.scandir(at) as listed:
+                entries = sorted(listed, key=lambda e: e.name)
         except OSError:
-            continue
-        for link in links:
+            return
+        deeper: list[Path] = []
+        for e in entries:
+            if e.name.endswith(".md"):  # a file, or whatever else has the name: said when run
+                found.append((at / e.name, depth))
+                continue
             try:
-                if folded(link.resolve()) == folded(resolved):
-                    return link.stem
+                folder_here = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if folder_here and depth < COMMAND_DEPTH and not e.name.startswith("."):
+                deeper.append(at / e.name)
+        for sub in deeper:
+            walk(sub, depth + 1)
+
+    walk(folder, 0)
+    return found
+
+
+def _command_at(path: Path) -> str | None:
+    """The custom command a `.md` file is by where it lies: in a folder's `COMMAND_DIRS` or a
+    subfolder of one (to COMMAND_DEPTH, none starting with a dot); names as a file system that
+    ignores case sees them."""
+    if folded(path.suffix) != ".md":
+        return None
+    ends = tuple("/" + folded(d) for d in COMMAND_DIRS)
+    for up, above in enumerate(path.parents):
+        if folded(above).endswith(ends):
+            return command_name(path.relative_to(above)) or None
+        if up >= COMMAND_DEPTH or above.name.startswith("."):
+            return None
+    return None
+
+
+def command_of(cwd: Path, resolved: Path, named: str | Path | None = None) -> str | None:
+    """The custom command (`deploy` for `/deploy`, `git:commit` for `git/commit.md`) whose file
+    `resolved` is, else None: a `.md` file in a folder's `COMMAND_DIRS` or a subfolder of one —
+    `cwd`'s, or one below it, which a session started there reads (`pkg/.claude/commands/deploy.md`)
+    — by the path it resolves to or the path the model gave (`named`), or a link in `cwd`'s that
+    leads to it; names as a file system that ignores case sees them (safety/names.py)."""
+    for path in (resolved, None if named is None else cwd / named):
+        if path is not None and (name := _command_at(path)) is not None:
+            return name
+    for d in COMMAND_DIRS:
+        for link, _ in command_files(cwd / d):
+            try:
+                if link.is_symlink() and folded(link.resolve()) == folded(resolved):
+                    return command_name(link.relative_to(cwd / d)) or None
             except (OSError, RuntimeError):  # a link that loops leads to no file
                 continue
     return None
@@ -187,10 +244,7 @@ def files_now(cwd: Path, user_dir: Path | None = None) -> dict[str, tuple[int, i
     paths = [user_dir / n for n in NAMES] if user_dir is not None else []
     paths += [d / n for d in search_dirs(cwd.resolve()) for n in NAMES]
     for folder in COMMAND_DIRS:
-        try:
-            paths += sorted((cwd / folder).glob("*.md"))
-        except OSError:
-            continue
+        paths += [f for f, _ in command_files(cwd / folder)]
     for p in [*paths, *below(cwd.resolve())]:
         try:
             st = p.stat()
@@ -206,13 +260,12 @@ def below(cwd: Path, limit: int = MAX_FOLDERS) -> list[Path]:
     at most `limit` folders looked in; links to folders are not followed, `SKIPPED_FOLDERS` not
     entered. `cwd`'s own are `files_now`'s already."""
     names = {folded(n) for n in NAMES}
-    command_dirs = tuple("/" + folded(d) for d in COMMAND_DIRS)
     found: list[Path] = []
     queue, looked = deque([cwd]), 0
     while queue and looked < limit:
         folder = queue.popleft()
         looked += 1
-        commands = folded(folder).endswith(command_dirs)
+        commands = _command_at(folder / "_.md") is not None  # a command folder, or a namespace in one
         try:
             with os.scandir(folder) as entries:
                 listed = sorted(entries, key=lambda e: e.name)
