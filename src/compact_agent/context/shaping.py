@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage
 from .decisions.fit import shrink_event
 from .decisions.thinking_out import thinking_held_out, thinking_over_limit, thinking_still_out
 from .layers import frozen
-from .plumbing import tokens
+from .plumbing import history_state, tokens
 from .plumbing.events import Event, Stopwatch, one_line
 from .state import ManagerState
 
@@ -170,11 +170,14 @@ def _run(cm: ManagerState, messages: list[ModelMessage], layers: list[Any], *, c
             steps.append(Step(layer, [], e))
             continue
         steps.append(Step(layer, list(result.events), ms=watch.ms()))
+        # What pydantic-ai reads back from the history (tools found, capabilities loaded, the
+        # instructions' changes) the layer cleared or folded is kept (history_state.py).
+        shown = history_state.kept(view, result.messages)
         # What this layer took out of this request (its events report decisions, not requests).
-        builtin = tokens.estimate(result.messages)
-        shaped = _counted(cm, result.messages, builtin)
+        builtin = tokens.estimate(shown)
+        shaped = _counted(cm, shown, builtin)
         savings[layer.name], size = size - shaped, shaped
-        view = result.messages
+        view = shown
         measured = cm._measured(view, builtin)
         check = getattr(layer, "suppresses_autocompact", None)
         if check is not None and check(measured, cm.budget(measured)):

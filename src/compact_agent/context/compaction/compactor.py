@@ -41,7 +41,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
 from ..layers import digest
-from ..plumbing import rounds, tokens
+from ..plumbing import history_state, rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
 from . import cut_replies, ledger, restore, summary, summary_prompt, user_messages
@@ -351,6 +351,7 @@ class Compactor(Keeper):
             others = [*attached, *results]
             kept = frozenset(p.tool_call_id for m in results for p in m.parts if isinstance(p, ToolReturnPart))
             self.escalation = 0
+            head_msg = history_state.onto(head_msg, messages, [*keep_head, head_msg, *files_back, *others, *tail])
             new = join(keep_head, [head_msg], files_back, others, tail)
             # What the new history is made of, for a person deciding on it (a preview, a refusal).
             parts = {"summary": self.scaled(self.estimated([head_msg])),

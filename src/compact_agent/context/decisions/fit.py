@@ -68,7 +68,7 @@ from pydantic_ai.messages import (
 
 from ..compaction import cut_replies, ledger, summary
 from ..layers.previews import spill_name
-from ..plumbing import markers, rounds, tokens
+from ..plumbing import history_state, markers, rounds, tokens
 from ..plumbing.events import Event
 from .thinking_out import reasoning_emptied, without_thinking
 from .view import ShrinkView
@@ -96,6 +96,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     lower when a blocked compaction leaves room for the answer this way); returns it and its size."""
     if limit is None:
         limit = cm.limits.window - cm.limits.window // 50
+    given = view  # what pydantic-ai reads back from it is kept (history_state.py)
     budget = next((layer for layer in cm.layers if hasattr(layer, "shrink")), None)
     ids: list[str] = []
     after = tokens_now
@@ -174,7 +175,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         freed = max(0, min(tokens_now - after, counted - cm.measure(view)))
         cm.emit(shrink_event(tokens_now, after, ids=ids, dropped=dropped, thinking=thinking, emptied=emptied,
                              first_cut=first_cut, folded=folded, freed=freed))
-    return view, after
+    return history_state.kept(given, view), after
 
 
 def shrink_event(before: int, after: int, *, ids: Sequence[str] = (), dropped: int = 0, thinking: int = 0,
