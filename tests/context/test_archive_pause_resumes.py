@@ -9,6 +9,8 @@ resumes it says so once (`resumed`). A pause of another cause stays until resume
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable
 
 from pydantic_ai import Agent
@@ -95,3 +97,48 @@ async def test_a_pause_that_is_not_the_archives_stays_until_resumed_by_hand() ->
     assert failed[-1].detail.get("paused") and "retry_after" not in failed[-1].detail
     assert seen[-1][0] - next(r for r, _, open_ in seen if open_) > ARCHIVE_RETRY * 4
     assert not compactions(events) and store.archives == []
+
+
+async def restarted(store: Failing, state: dict[str, object], runs: int, freed_at: int) -> tuple[ContextManager,
+                                                                                             list[Event], bool]:
+    """A manager given `state` (as a restarted process loads it) going on with the store's conversation
+    for `runs` runs; whether it was paused before its first."""
+    events: list[Event] = []
+    cm = ContextManager(window=8_000, store=store, event_handler=events.append)
+    cm.load_layer_state(state)
+    paused = cm.breaker_open
+    agent, history = Agent(FunctionModel(Model()), capabilities=[cm]), store.load_messages()
+    for i in range(runs):
+        if i == freed_at:
+            store.error = None
+        history = (await agent.run(f"again {i} " + QUESTION, message_history=history)).all_messages()
+    return cm, events, paused
+
+
+async def test_after_a_restart_a_pause_by_a_full_disk_is_tried_at_the_first_compaction_needed() -> None:
+    """Saved with the layers' state (`archive_paused`), such a pause gives way to one try at the next
+    process's first compaction: still full, the pause is said again there, to this run's user, and
+    tried again as before; freed, it resumes. A restarted session stayed paused until compact_now."""
+    store = Failing("archive", FULL)
+    first, _, _ = await conversation(store, 20, freed_at=-1)
+    assert first.breaker_open
+    state = json.loads(json.dumps(first.layer_state()))  # as the agent writes it beside the session
+    assert state["learned"]["failures"] == 3 and state["learned"]["archive_paused"] is True
+    full = copy.deepcopy(store)
+    cm, events, paused = await restarted(full, state, 30, freed_at=15)
+    failed = [e for e in events if e.layer == "compact" and e.action == "failed"]
+    assert not paused and failed and failed[0].detail.get("paused")
+    assert failed[0].detail["retry_after"] == 2 * ARCHIVE_RETRY  # the fourth in a row: the wait doubled
+    assert [e for e in failed if e.detail.get("paused")] == failed[:1] and all(e.detail.get("retry") for e in failed[1:])
+    made = compactions(events)
+    assert made and made[0].detail.get("resumed") and not cm.breaker_open
+    freed = copy.deepcopy(store)
+    freed.error = None
+    cm, events, paused = await restarted(freed, state, 5, freed_at=-1)
+    assert not paused and not [e for e in events if e.action == "failed"]
+    assert compactions(events)[0].detail.get("resumed") and cm.failures == 0
+    assert "archive_paused" not in cm.layer_state().get("learned", {})
+    # A pause of another cause is saved without it: it stays paused after the restart.
+    other = ContextManager(window=8_000)
+    other.load_layer_state({"learned": {"failures": 3}})
+    assert other.breaker_open and other.archive_retry_at is None

@@ -98,3 +98,30 @@ async def test_a_full_disk_pauses_auto_compaction_and_freed_space_resumes_it(tmp
     assert sorted(e.detail["archive"] for e in made) == [str(a) for a in archives]
     assert load_session_file(s.store.path).boundaries[-1].archive == str(archives[-1])
     assert not temp_files(tmp_path / "h")
+
+
+async def test_a_session_paused_by_a_full_disk_resumes_in_the_next_run_without_a_compact(tmp_path: Path) -> None:
+    """`-c` after freeing the space: the run does not start by saying automatic compaction is paused
+    ('a /compact that succeeds resumes it'), and its first compaction is made and resumes it. It went
+    on paused until a /compact."""
+    make_project(tmp_path / "p", N)
+    agent, events = FileTaskAgent(FIRST), []
+    crashpoints.configure("archive.partial:1+:enospc")
+    with FakeOpenAIServer(agent) as server:
+        s = session(tmp_path / "h", tmp_path / "p", server, window=12_000, settings=l5_settings())
+        await s.run_turn(task_text(FIRST))
+        paused = s.cm.breaker_open
+        await s.aclose()
+        crashpoints.configure("")  # freed between the runs
+        again = session(tmp_path / "h", tmp_path / "p", server, window=12_000, settings=l5_settings(),
+                        continue_last=True)
+        again.cm.event_sink = events.append
+        notes = list(again.notes)
+        agent.n = N
+        out = await again.run_turn(task_text(N))
+        await again.aclose()
+    assert paused and out.output.startswith("FINAL SUM") and not agent.lost_task
+    assert not any("paused" in note for note in notes), notes
+    made = [e for e in events if e.layer == "compact"]
+    assert made and made[0].action == "full" and made[0].detail.get("resumed")
+    assert not again.cm.breaker_open and again.cm.failures == 0

@@ -380,9 +380,10 @@ class CompactingState(ManagerState):
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             # Counted toward the circuit breaker either way. One that would not shrink the context
             # was skipped, not broken: `skipped` says so to whoever shows the event. An archive not
-            # written pauses until a retry (`ARCHIVE_RETRY`); one that fails again was said: `retry`.
+            # written pauses until a retry (`ARCHIVE_RETRY`); one that fails again was said: `retry`
+            # (not one tried at once after a restart, `archive_retry_at` 0: this run was not told).
             limit, unwritten = self.limits.max_consecutive_failures, isinstance(e, ArchiveNotWritten)
-            again = unwritten and self.archive_retry_at is not None and self.failures >= limit
+            again = unwritten and bool(self.archive_retry_at) and self.failures >= limit
             self.failures += 1
             wait = ARCHIVE_RETRY << min(self.failures - limit, 3) if unwritten and self.failures >= limit else None
             self.archive_retry_at = None if wait is None else self.requests + wait

@@ -16,7 +16,8 @@ learned that a restart would otherwise measure again, each for a reason a test p
   what it does not); it and `report` are of the server named in `measured_at`, and taken back only by a
   conversation sent to that server (another model counts otherwise: its first request went over the window);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
-- `failures`: automatic compactions that failed in a row (a paused breaker stays paused);
+- `failures`: automatic compactions that failed in a row (a paused breaker stays paused; one an archive
+  that could not be written paused, `archive_paused`, is tried at the first compaction the next run needs);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them;
 - `thrash`: the thrash guard's level and the latest compaction it goes by (compacting.py `thrash_state`):
   without it each `-c` run began with the guard at rest, and a small window compacted on every run;
@@ -59,6 +60,7 @@ class _Manager(Protocol):
     _windows: ModelWindows
     server: str | None
     failures: int
+    archive_retry_at: int | None
     thinking_left_out: bool
     save_state: Callable[[dict[str, Any]], None] | None
     _prev_savings: dict[str, int]
@@ -98,6 +100,8 @@ class SavedState:
             learned["savings"] = savings
         if self.failures:
             learned["failures"] = self.failures
+            if self.archive_retry_at is not None:  # paused by an archive not written (compacting.py)
+                learned["archive_paused"] = True
         if self.schedule.max_output_seen:
             learned["longest_answer"] = self.schedule.max_output_seen
         if self.schedule.full_summaries:
@@ -185,6 +189,7 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
     cm._prev_savings = savings_of(learned.get("savings"))
     failures = learned.get("failures")
     cm.failures = failures if type(failures) is int and failures > 0 else 0
+    cm.archive_retry_at = 0 if cm.failures and learned.get("archive_paused") is True else None  # tried at once
     cm.thinking_left_out = learned.get("thinking_left_out") is True
     cm.recall_thrash(learned.get("thrash"))
     cm._rebaseline = True
@@ -194,7 +199,7 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
 #: What `layer_state` saves under `LEARNED`, by the JSON type each is saved as.
 _LEARNED_TYPES: dict[str, type] = {
     "handler_instructs": bool, "window": list, "window_model": str, "report": list, "report_media": int, "thinking": dict,
-    "measured_at": str, "savings": dict, "failures": int, "longest_answer": int, "summary": list,
+    "measured_at": str, "savings": dict, "failures": int, "archive_paused": bool, "longest_answer": int, "summary": list,
     "summary_cache": list, "output_caps": dict, "thinking_left_out": bool, "thrash": list}
 
 
