@@ -153,3 +153,35 @@ async def test_a_resumed_session_declares_again_only_a_server_that_changed(tmp_p
     assert said[1].startswith("[compact-agent: MCP servers] MCP servers declared again as they are now, in place of "
                               "what was said of them earlier (their tools are in your tool list):\n- notes:"), said
     assert "NEW-RULE" in said[1]
+
+
+async def test_a_stopped_servers_names_stay_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names are worked out again at each request: a server's tool left out for an earlier
+    server's name stays out once that server has stopped (its tools are still offered, their calls
+    saying it stopped), or the two would clash and stop every turn."""
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.toolsets import FunctionToolset
+    from pydantic_ai.usage import RunUsage
+
+    from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers, ServerState
+
+    async def start(self: McpServers, cfg: McpServerConfig) -> ServerState:
+        tool = "u_x" if cfg.name == "t" else "x"  # t_u_x, both
+        toolset: FunctionToolset[None] = FunctionToolset()
+        toolset.add_function(lambda: f"{cfg.name} ran", name=tool)
+        return ServerState(cfg, toolset, [f"{cfg.name}_{tool}"])
+
+    monkeypatch.setattr(McpServers, "_start", start)
+    said: list[str] = []
+    servers = McpServers([McpServerConfig("t", url="http://127.0.0.1:9/mcp"),
+                          McpServerConfig("t_u", url="http://127.0.0.1:9/mcp")], tmp_path,
+                         report=lambda action, line, detail: said.append(line))
+    await servers.connect()
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    before = await servers.toolset.get_tools(ctx)
+    servers.ended("t", "t_u_x")
+    after = await servers.toolset.get_tools(ctx)
+    assert list(before) == list(after) == ["t_u_x"]
+    assert [line for line in said if "left out" in line] == [
+        "MCP server t_u: tool x left out: its name t_u_x is another MCP server's tool's"]  # said once

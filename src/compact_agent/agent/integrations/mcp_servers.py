@@ -317,9 +317,10 @@ class McpServers:
         offered them under (mcp_names.py): worked out again when its list changed, each tool left out
         or renamed said once in a line, and its declaration then made anew (`delta_text`)."""
         state = state or self.live[name]
-        order = list(self.live)
-        earlier = order[:order.index(name)] if name in self.live else []  # the first of two names keeps it
-        taken = frozenset(BUILT_IN) | {t for n in earlier for t in self.live[n].tools}
+        states = {s.config.name: s for s in (*self.live.values(), *self._ended)}  # a stopped one's names kept
+        order = [cfg.name for cfg in self.configs if cfg.name in states]
+        earlier = order[:order.index(name)] if name in order else []  # the first of two names keeps it
+        taken = frozenset(BUILT_IN) | {t for n in earlier for t in states[n].tools}
         if (listed, taken) != state.basis:
             names = offer(name, listed, set(taken))
             for tool, line in names.notes:
