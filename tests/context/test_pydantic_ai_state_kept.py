@@ -19,12 +19,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import Toolset
 from pydantic_ai.messages import (
+    AgentInstructionSource,
+    InstructionBaselinePart,
+    InstructionDeltaPart,
+    InstructionId,
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -42,7 +49,12 @@ from pydantic_ai.toolsets.deferred_loading import DeferredLoadingToolset
 from pydantic_ai.usage import UsageLimits
 
 from compact_agent.context import CompactionSettings, ContextManager, Event
+from compact_agent.context.layers.collapse import ContextCollapse
+from compact_agent.context.plumbing import history_state
+from compact_agent.context.plumbing.tokens import estimate
 from compact_agent.context.testing import reply_to_library_request
+from tests.context.test_collapse import budget as collapse_budget
+from tests.context.test_collapse import long_conv
 
 WINDOW = 8_000
 STEPS = 30
@@ -203,3 +215,29 @@ async def test_a_cleared_search_return_is_sent_as_pydantic_ai_wrote_it() -> None
     assert [e for e in events if e.layer == "microcompact"]  # the layer did clear
     returns = [p for m in view if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolSearchReturnPart)]
     assert returns == [found]
+
+
+def test_a_collapse_fold_keeps_the_state_it_folded_on_its_digest(tmp_path: Path) -> None:
+    """L4 folds the oldest rounds into a digest: a reveal and an instruction's change among them are
+    said again on the message holding the digest (where the fold puts it on every request), so the
+    view gives pydantic-ai the state the history does; the view after it is as the layer made it."""
+    conv = long_conv()
+    messages = list(conv.messages)
+    phase = InstructionId(source=AgentInstructionSource(), name="phase")
+    baseline = InstructionBaselinePart(instructions=[InstructionPart(content="phase A", on_change="append",
+                                                                     name="phase", id=phase)])
+    change = InstructionDeltaPart(id=phase, content="phase B")
+    reveal = ToolAvailabilityDeltaPart(tools_added=["alpha_diag_2"])
+    first, third = messages[0], messages[2]
+    assert isinstance(first, ModelRequest) and isinstance(third, ModelRequest)
+    messages[0] = replace(first, parts=[*first.parts, baseline])
+    messages[2] = replace(third, parts=[*third.parts, reveal, change])
+    threshold = estimate(messages)
+    folded = ContextCollapse(CompactionSettings(), tmp_path / "log").apply(messages, collapse_budget(messages, threshold))
+    assert [e.action for e in folded.events] == ["commit"]
+    assert history_state.read(folded.messages).found == {}  # the layer alone folds them away
+    view = history_state.kept(messages, folded.messages)
+    state, was = history_state.read(view), history_state.read(messages)
+    assert (state.found, state.baseline, state.changes) == (was.found, was.baseline, was.changes)
+    assert view[0].parts[-3:] == [reveal, baseline, change]  # on the digest's message
+    assert view[1:] == folded.messages[1:]
