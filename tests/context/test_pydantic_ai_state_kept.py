@@ -39,6 +39,7 @@ from pydantic_ai.messages import (
     TextPart,
     ToolAvailabilityDeltaPart,
     ToolCallPart,
+    ToolReturn,
     ToolReturnPart,
     ToolSearchReturnPart,
     UserPromptPart,
@@ -120,6 +121,29 @@ async def test_tools_found_with_tool_search_stay_offered_after_compactions(recor
     head = result.all_messages()[0]
     assert [p.tools_added for p in head.parts if isinstance(p, ToolAvailabilityDeltaPart)] == [
         ["alpha_diag_0", "alpha_diag_1", "alpha_diag_2"]]
+
+
+async def test_tools_a_tool_revealed_stay_offered_after_compactions() -> None:
+    """A tool's `ToolReturn(tools=[...])` reveals deferred tools: pydantic-ai records a
+    `ToolAvailabilityDeltaPart` after its return, which a compaction folded too."""
+    seen: list[tuple[int, bool]] = []
+    events: list[Event] = []
+    cm = ContextManager(window=WINDOW, event_handler=events.append)
+    hidden: DeferredLoadingToolset[None] = DeferredLoadingToolset(_diagnostics())
+    agent: Agent[None, str] = Agent(FunctionModel(_model(ToolCallPart("open_diagnostics", {}), seen)),
+                                    deps_type=type(None), capabilities=[cm], toolsets=[hidden], retries=2)
+    _with_inspect(agent)
+
+    @agent.tool_plain
+    def open_diagnostics() -> ToolReturn:
+        """Open the alpha diagnostics."""
+        return ToolReturn(return_value="alpha diagnostics open", tools=["alpha_diag_2"])
+
+    result = await agent.run("Open the diagnostics, then inspect services.",
+                             usage_limits=UsageLimits(request_limit=200))
+    assert result.output == "all inspected"
+    assert len([e for e in events if e.layer == "compact"]) >= 2
+    assert seen and all(offered for _, offered in seen), seen
 
 
 async def test_a_capability_the_model_loaded_stays_loaded_after_compactions() -> None:
