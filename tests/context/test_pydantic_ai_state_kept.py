@@ -67,13 +67,26 @@ def _diag(group: str, k: int) -> Tool[None]:
     return Tool(run, name=f"{group}_diag_{k}", description=f"{group} diagnostic {k}.")
 
 
+RULE = "Run a diagnostic only on a service inspected first (DIAG-RULE)."
+
+
 def _diagnostics() -> FunctionToolset[None]:
-    return FunctionToolset([_diag(g, k) for g in ("alpha", "beta") for k in range(3)])
+    return FunctionToolset([_diag(g, k) for g in ("alpha", "beta") for k in range(3)], instructions=RULE)
 
 
-def _model(first: ToolCallPart, seen: list[tuple[int, bool]]) -> Callable[[list[ModelMessage], AgentInfo],
-                                                                          ModelResponse]:
-    """Step 1: `first` (the search or the load); then `inspect`, and `alpha_diag_2` every third step."""
+def _said(messages: list[ModelMessage], info: AgentInfo, text: str) -> bool:
+    """Whether a request states `text`: in its instructions, or in a message (a loaded capability's
+    instructions come after its load, as `<system>`-tagged user text to a `FunctionModel`)."""
+    return text in (info.instructions or "") or any(
+        isinstance(p, SystemPromptPart | UserPromptPart) and isinstance(p.content, str) and text in p.content
+        for m in messages if isinstance(m, ModelRequest) for p in m.parts)
+
+
+def _model(first: ToolCallPart, seen: list[tuple[int, bool]], ruled: list[tuple[int, bool]] | None = None
+           ) -> Callable[[list[ModelMessage], AgentInfo], ModelResponse]:
+    """Step 1: `first` (the search or the load); then `inspect`, and `alpha_diag_2` every third step
+    (`seen`: whether it is offered then; `ruled`: whether the diagnostics' instructions are stated)."""
+    ruled = [] if ruled is None else ruled
     step = {"n": 0}
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -87,6 +100,7 @@ def _model(first: ToolCallPart, seen: list[tuple[int, bool]]) -> Callable[[list[
             return ModelResponse(parts=[TextPart("all inspected")])
         if n % 3 == 0:
             seen.append((n, "alpha_diag_2" in {t.name for t in info.function_tools}))
+            ruled.append((n, _said(messages, info, "DIAG-RULE")))
             return ModelResponse(parts=[ToolCallPart("alpha_diag_2", {"x": n})])
         return ModelResponse(parts=[ToolCallPart("inspect", {"n": n})])
 
@@ -150,14 +164,17 @@ async def test_a_capability_the_model_loaded_stays_loaded_after_compactions() ->
     seen: list[tuple[int, bool]] = []
     events: list[Event] = []
     cm = ContextManager(window=WINDOW, event_handler=events.append)
+    ruled: list[tuple[int, bool]] = []
     diag: Toolset[None] = Toolset(_diagnostics(), id="diag", description="diagnostics", defer_loading=True)
-    agent: Agent[None, str] = Agent(FunctionModel(_model(ToolCallPart("load_capability", {"id": "diag"}), seen)),
+    agent: Agent[None, str] = Agent(FunctionModel(_model(ToolCallPart("load_capability", {"id": "diag"}), seen,
+                                                         ruled)),
                                     deps_type=type(None), capabilities=[diag, cm], retries=2)
     _with_inspect(agent)
     result = await agent.run("Load the diagnostics, then inspect services.", usage_limits=UsageLimits(request_limit=200))
     assert result.output == "all inspected"
     assert len([e for e in events if e.layer == "compact"]) >= 2
     assert seen and all(offered for _, offered in seen), seen
+    assert ruled and all(stated for _, stated in ruled), ruled  # its instructions, stated after the load
 
 
 PHASE = re.compile(r'<pyai:context id="agent:phase">\s*phase ([A-Z])')
