@@ -99,11 +99,15 @@ class Checkpoints:
             self._items = []
         return self
 
-    def _save(self) -> None:
+    def _save(self, newest: bool = False) -> None:
+        """Save the list. `newest`: only the newest checkpoint changed since the last save (a turn
+        begun, a file written in it), so the others are not made into JSON again: each save of a long
+        session did, 1,500 of them each time (checkpoint_store.py saves only what changed)."""
         if self.off is not None:
             return
+        since = len(self._items) - 1 if newest and self._items and self._store.knows(len(self._items) - 1) else 0
         self._store.write_list([{**d, "archive": archive_saved(d["archive"], self.archive_dir)} if "archive" in d else d
-                                for d in (c.to_json() for c in self._items)])
+                                for d in (c.to_json() for c in self._items[since:])], since)
 
     def forget_saved(self) -> str:
         """After a save failed: when the list on disk names more checkpoints than this one holds (a
@@ -143,7 +147,7 @@ class Checkpoints:
                 cp.reads = self._store.keep(zlib.compress(reads))[0]
         self._items.append(cp)
         try:
-            self._save()
+            self._save(newest=True)
         except OSError as e:  # kept here, and saved with the next save of the list: the turn goes on
             log.warning("/rewind's checkpoint of this message could not be saved (%s: %s): this run keeps it, "
                         "and saves it when it can", self._store.index, e.strerror or e)
@@ -173,7 +177,7 @@ class Checkpoints:
             if data is not None:
                 cp.writing[key] = hashlib.sha256(data).hexdigest()
                 try:
-                    self._save()
+                    self._save(newest=True)
                 except OSError:
                     pass  # its version is saved: the write goes on (killed after it, a rewind keeps a copy)
                 except BaseException:
@@ -191,7 +195,7 @@ class Checkpoints:
             self._pending = (key, dict(cp.left))
             cp.left[key] = hashlib.sha256(data).hexdigest()
         try:
-            self._save()  # the index first: a crash before the deletions leaves only unnamed files
+            self._save(newest=not pruned)  # the index first: a crash before the deletions leaves only unnamed files
         except BaseException:
             self.wrote(path, None)
             raise
@@ -214,7 +218,7 @@ class Checkpoints:
             if data is not None:
                 cp.left[key] = hashlib.sha256(data).hexdigest()
         with contextlib.suppress(OSError):  # the write was made (or not): the next save keeps it
-            self._save()
+            self._save(newest=True)
 
     def changed(self, n: int) -> builtins.list[Path]:
         """The files a rewind to checkpoint n would replace that are not as the file tools last left
