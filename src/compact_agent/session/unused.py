@@ -40,6 +40,7 @@ SIDE_TEMPS = {
     "checkpoints/blobs": _HEX8,  # the saved versions, named by their hash
     "tool-results": f"{_RANDOM8}|{_HEX12}",  # spilled results and big inputs (spills.py, big_input.py)
     "tool-results/.by-content": _RANDOM8,  # the texts spilled results link to
+    "collapse": _RANDOM8,  # commits.jsonl rewritten after a compaction (collapse.py, write_private)
     "set-aside": _HEX8,  # unreadable lines (journal.set_aside, unreadable.py)
 }
 

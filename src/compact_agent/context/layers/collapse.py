@@ -45,7 +45,7 @@ from pydantic_ai.messages import (
 from ..plumbing import crashpoints, secrets
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.identity_memo import IdentityMemo
-from ..plumbing.markers import is_compaction_message, mark
+from ..plumbing.markers import is_compaction_message, mark, write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped
 from ..plumbing.rounds import api_rounds, call_ids, return_ids, safe_cuts
 from ..plumbing.settings import CompactionSettings as Settings
@@ -141,10 +141,14 @@ def read_log(path: Path) -> list[Commit]:
     return commits
 
 
+def _line(commit: Commit) -> str:
+    return json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
+
+
 def append_log(path: Path, commit: Commit) -> None:
     """Append one commit durably; a torn last line (crash mid-write) gets a newline first."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    line = secrets.redact(json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True)).encode() + b"\n"
+    line = secrets.redact(_line(commit)).encode()
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
     try:
         st = os.fstat(fd)
@@ -232,7 +236,8 @@ class ContextCollapse:
         Commits are re-projected on every request and saved with the layer state, so without this
         both grow with the session's length (80 commits, 90 KB re-saved per request after 1,000
         requests in the soak). A commit is kept when it still projects (in order, as `apply` does)
-        or its first message is still there.
+        or its first message is still there. The log is rewritten with those kept (`write_private`):
+        a restart read every commit ever made back from it, each tried on every request.
         """
         view, present = list(messages), {message_key(m) for m in messages}
         kept: list[Commit] = []
@@ -241,7 +246,12 @@ class ContextCollapse:
             if new is not None or c.first in present:
                 kept.append(c)
                 view = new or view
-        self.commits = kept
+        dropped, self.commits = len(self.commits) - len(kept), kept
+        if dropped and self.log_path is not None and self._logs:
+            try:
+                write_private(self.log_path, "".join(_line(c) for c in kept), "collapse.trim")
+            except OSError as e:  # those dropped come back at a restart, and are dropped again
+                log.warning("cannot rewrite collapse log %s: %s", self.log_path, e.strerror or "cannot write it")
 
     def apply(self, messages: list[ModelMessage], budget: Budget) -> LayerResult:
         watch = Stopwatch()

@@ -22,6 +22,7 @@ Several specs are separated by commas. Points (`<writer>.<stage>`):
     write.partial / .synced / .renamed     any other `atomic_write` (read state, checkpoints)
     spill.partial / .synced / .renamed     an L1 tool-result spill file
     collapse.partial / collapse.done       an L4 commit-log append
+    collapse.trim.partial / .synced / .renamed   its rewrite without the commits a compaction dropped
     notes.partial / .synced / .renamed     the session-memory notes file
 
 `COMPACT_AGENT_CRASH_TALLY=<file>` makes a run write how often each point was reached (JSON) when
