@@ -16,10 +16,13 @@ which the next one archives: `head_boundaries` reads a file only that far, so co
 
 from __future__ import annotations
 
+import contextlib
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .files import size_text
 
 if TYPE_CHECKING:
     from .entries import Boundary
@@ -78,6 +81,21 @@ def next_archive(archive_dir: Path, session_id: str, now: datetime) -> Path:
     while (dest := archive_dir / f"{session_id}-{when.strftime(STAMP)}.jsonl").exists():
         when += _ONE
     return dest
+
+
+def space_line(archives: list[Path]) -> str:
+    """What /status says of the space a session's `archives` take ("" when it has none): nothing
+    removes them by itself (each holds the transcript a compaction or a rewind replaced: history the
+    user may want), and removing the session removes them (removal.py)."""
+    sizes = []
+    for p in archives:
+        with contextlib.suppress(OSError):  # gone since it was listed
+            sizes.append(p.stat().st_size)
+    if not sizes:
+        return ""
+    many = "transcript" if len(sizes) == 1 else "transcripts"
+    return (f"{size_text(sum(sizes))} in {len(sizes)} archived {many}, kept until the session is removed "
+            "(compact-agent sessions --delete ID)")
 
 
 def head_boundaries(path: Path) -> list[Boundary]:

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import crashpoints, secrets
+from ..words import plural
 
 
 class SessionError(RuntimeError):
@@ -187,3 +188,11 @@ def list_sessions(root: Path) -> list[Path]:
 
 def new_session_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def size_text(n: int) -> str:
+    """`1.2 MB`, `340 KB`, `512 bytes`."""
+    for unit, size in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return plural(n, "byte")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..words import plural
 from . import removal
-from .files import SessionError
+from .files import SessionError, size_text
 from .orphans import orphans
 from .owned_files import last_written
 
@@ -37,7 +37,7 @@ class Leftover:
 
     def row(self) -> str:
         when = datetime.fromtimestamp(self.written).strftime("%Y-%m-%d %H:%M")
-        return f"  {self.session_id}  {when}  {removal.size_text(self.size)}: {', '.join(self.parts) or 'nothing'}"
+        return f"  {self.session_id}  {when}  {size_text(self.size)}: {', '.join(self.parts) or 'nothing'}"
 
 
 def leftovers(root: Path, now: Callable[[], float] = time.time) -> list[Leftover]:

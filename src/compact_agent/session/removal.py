@@ -49,6 +49,7 @@ from pathlib import Path
 from ..words import plural
 from . import in_use, prompt_history
 from .files import SessionError, SessionLocked, list_sessions
+from .files import size_text as size_text  # files.py's: the listing and the analyzer import it from here too
 from .locks import LOCK_FILE
 from .not_a_session import is_not_a_session
 from .orphans import ARCHIVES, SHARED, a_possible_id, entries, is_side_folder, orphans, real_dir
@@ -107,14 +108,6 @@ class Removed:
                 *(["the record of its sent prompts"] if self.sent_record else []),
                 *([plural(self.others, "temp file")] if self.others else []),
                 *([f"{plural(self.prompts, 'prompt')} in the prompt history"] if self.prompts else [])]
-
-
-def size_text(n: int) -> str:
-    """`1.2 MB`, `340 KB`, `512 bytes`."""
-    for unit, size in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return plural(n, "byte")
 
 
 def check_root(root: Path, home: Path) -> None:

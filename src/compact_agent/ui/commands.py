@@ -15,6 +15,7 @@ from rich.text import Text
 from .. import secrets
 from ..agent.integrations.mcp_servers import McpServers
 from ..agent.run.runner import AgentSession
+from ..session.archives import space_line
 from ..words import plural
 from . import render
 from .approval import nothing
@@ -27,11 +28,7 @@ from .command_registry import (
     command,
     current_repl,
 )
-from .custom_commands import (
-    custom_command,
-    custom_commands,
-    run_custom,
-)
+from .custom_commands import custom_command, custom_commands, run_custom
 
 
 @command("status", "model, session, context used / threshold / window", takes_args=False)
@@ -82,6 +79,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
          render.auto_compaction(s.cm.failures, s.cm.breaker_open, None if (at := s.cm.archive_retry_at) is None
                                 else at - s.cm.requests))
     _say_skipped(c, skipped)
+    if kept := space_line(s.store.archives()):  # nothing removes them by itself
+        _row(c, "archives", kept)
     if s.ext.mcp is not None:
         _row(c, "mcp", _servers(s.ext.mcp))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
