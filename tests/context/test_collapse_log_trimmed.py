@@ -7,7 +7,10 @@ they folded are in the archives, whole."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
 import stat
 from datetime import timedelta
 from pathlib import Path
@@ -51,3 +54,30 @@ def test_a_scratch_copy_leaves_the_log_alone(tmp_path: Path) -> None:
     twin = layer.scratch()
     twin.forget_absent(long_conv(start=BASE + timedelta(days=1)).messages)
     assert not twin.commits and log_path.read_bytes() == written and len(layer.commits) == 1
+
+
+def test_the_temp_of_a_killed_rewrite_goes_at_the_next_lock(tmp_path: Path, monkeypatch) -> None:
+    """Killed before its rename, the rewrite leaves `collapse/.commits.jsonl.<random>.tmp`: the next
+    run that opens the session removes it, as it does the other writers' temps."""
+    from pydantic_ai.messages import ModelRequest
+
+    from compact_agent.context.plumbing.markers import write_private
+    from compact_agent.session.store import SessionStore
+
+    store = SessionStore(tmp_path / "sessions", "s1")
+    store.lock()
+    store.append([ModelRequest.user_text_prompt("hello")])
+    log_path = store.side_dir("collapse") / "commits.jsonl"
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", lambda *_a, **_k: (_ for _ in ()).throw(OSError(errno.EIO, "killed here")))
+        m.setattr(Path, "unlink", lambda *_a, **_k: None)  # a kill cleans up nothing
+        with contextlib.suppress(OSError):
+            write_private(log_path, "", "collapse.trim")
+    assert [p.name for p in log_path.parent.iterdir() if p.name.endswith(".tmp")]
+    store.unlock()
+    again = SessionStore(tmp_path / "sessions", "s1")
+    again.lock()
+    try:
+        assert not [p.name for p in log_path.parent.iterdir() if p.name.endswith(".tmp")]
+    finally:
+        again.unlock()
