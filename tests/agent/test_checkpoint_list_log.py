@@ -127,3 +127,10 @@ def test_a_save_that_failed_is_made_good_by_the_next(long_session, monkeypatch: 
     again = Checkpoints(store)
     assert again.list()[112].left[str(path.resolve())] == hashlib.sha256(data).hexdigest()
     assert as_saved(again) == as_saved(cps)
+
+
+def test_a_folder_where_the_log_goes_turns_the_checkpoints_off(tmp_path: Path) -> None:
+    """As a folder where the list goes does (test_checkpoints_blocked.py): every append would fail."""
+    (tmp_path / "store" / "checkpoints.log").mkdir(parents=True)
+    cps = Checkpoints(tmp_path / "store")
+    assert cps.off is not None and "a folder stands where the checkpoint log goes" in cps.off
