@@ -10,7 +10,9 @@ the second one when the compaction came at the run's last request (below).
 The store is told the history by identity, not by count: a caller may pass a shorter or edited
 `message_history` (regenerate, branch), or a new `ContextManager` may open a store that already
 holds the conversation. `StoreSync` appends only what the store lacks and rewrites the store when
-the history no longer starts with what it holds, after archiving what it held. Whatever the store
+the history no longer starts with what it holds, after archiving what it held. A history a processor of
+the caller's trimmed in the run (pydantic-ai's `ProcessHistory`: it keeps, in order, some of what the
+store holds and its newest message) is none of those: what is new is appended (`went_on_from`). Whatever the store
 raises on the way (an append, the archive, the rewrite) becomes one `HistoryNotSaved`, and the
 history is taken for saved only once the store took it: the next sync tries again. A store read for
 the first time that holds another conversation's messages is refused, not rewritten.
@@ -37,7 +39,14 @@ from pydantic_ai.messages import (
 )
 
 from .plumbing.events import Event
-from .plumbing.stores import HistoryNotLoaded, HistoryNotSaved, HistoryStore, LoadableStore, loaded
+from .plumbing.stores import (
+    HistoryNotLoaded,
+    HistoryNotSaved,
+    HistoryStore,
+    LoadableStore,
+    loaded,
+    went_on_from,
+)
 from .plumbing.stores import said_alike as _same
 
 __all__ = ["HistoryNotLoaded", "HistoryNotSaved", "LoadableStore", "StoreSync", "keep_system_prompts", "loaded", "stamp_new"]
@@ -191,6 +200,11 @@ class StoreSync:
         self.log: list[ModelMessage] | None = None
         self.run: str | None = None  # the run the latest sync was of
         self.compacted = False  # `held` is a compacted `log`: a compaction since the log was the history
+        self.given: tuple[str | None, list[ModelMessage]] | None = None  # a run's id and history at its start
+
+    def starting(self, run: str | None, messages: Sequence[ModelMessage]) -> None:
+        """A run starts from `messages`, as its caller gave them, before any hook of the run edits them."""
+        self.given = (run, list(messages))
 
     def reset(self, messages: Sequence[ModelMessage]) -> None:
         """The store now holds exactly `messages`: a compaction's history (`log` stays whole)."""
@@ -308,8 +322,13 @@ class StoreSync:
             self.started = True
         given = list(messages) if new_run else []
         going_on = new_run and isinstance(messages, list) and self.continued(messages)
+        # Messages left out in the run, by a history processor of the caller's (pydantic-ai's
+        # `ProcessHistory`), of a history that went on from what the store holds when the run began.
+        def edited() -> bool:
+            return run is not None and (not new_run or (self.given is not None and self.given[0] == run
+                                                        and self.common(self.given[1]) == len(self.held)))
         try:
-            self._sync(store, messages, boundary)
+            self._sync(store, messages, boundary, edited)
         except HistoryNotSaved:
             raise
         except Exception as e:  # noqa: BLE001 - a store of the caller's own may raise anything
@@ -322,8 +341,8 @@ class StoreSync:
             self.run, self.log, self.compacted = run, given, going_on
             _RUNS[run] = self
 
-    def _sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]]
-              ) -> None:
+    def _sync(self, store: HistoryStore, messages: Sequence[ModelMessage], boundary: Callable[[], dict[str, Any]],
+              edited: Callable[[], bool] = bool) -> None:
         self._step, self._new = "append", 0
         n = self.common(messages)
         if n == len(self.held):
@@ -333,6 +352,11 @@ class StoreSync:
             # start (adjacent requests merged: an attachment's results, then the prompt): no change.
             self._append(store, messages[same:])
         elif (same := self.resent(messages)) is not None:
+            self._append(store, messages[same:])
+        elif edited() and (same := went_on_from(self.held, messages)) is not None:
+            # Trimmed in the run (a history processor keeps the first request and the newest steps):
+            # no change of conversation, and the store keeps what was left out. Taken for one, every
+            # request archived and rewrote the store and said `replaced`.
             self._append(store, messages[same:])
         else:
             # What the store held goes to an archive first, as before a compaction: a regenerated

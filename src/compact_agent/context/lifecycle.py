@@ -288,6 +288,7 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
             raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
         raise ConversationBusy(ctx.conversation_id, overlapping(ctx.conversation_id))
     cm._running = ctx.run_id
+    cm._sync.starting(ctx.run_id, ctx.messages)  # the history as given: a processor's edits in the run are no other history
     cm.run_stream.start()  # its events also go to the run's own event stream (plumbing/events.py)
     try:
         with of_run(cm, ctx):  # its events name the run and its agent (plumbing/events.py `stamp`)

@@ -241,3 +241,25 @@ def _named_apart(x: Any, y: Any) -> bool:
     short, long = sorted((x, y), key=len)
     rest = long[len(short):]
     return long.startswith(short) and rest[:1] == "_" and rest[1:].isdigit()
+
+
+def went_on_from(held: Sequence[ModelMessage], messages: Sequence[ModelMessage]) -> int | None:
+    """How many of `messages`, from the first, are the history `held` with some of its messages left
+    out (in order, its newest kept, as a history processor that keeps the first request and the
+    newest steps leaves it): the messages after them are what is new. None when they are not (one of
+    them is none of `held`'s, or `held`'s newest is not among them). Matched by identity where the
+    message is the same object, else by what it says (`said_alike`)."""
+    if not held:
+        return None
+    where = {id(m): i for i, m in enumerate(held)}
+    k = 0
+    for i, m in enumerate(messages):
+        j = where.get(id(m), -1)
+        if j < k:
+            j = next((x for x in range(k, len(held)) if said_alike(held[x], m)), -1)
+        if j < 0:
+            return None
+        if j == len(held) - 1:
+            return i + 1
+        k = j + 1
+    return None
