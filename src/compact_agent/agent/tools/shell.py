@@ -6,11 +6,16 @@ does not inherit the provider's API key (a model running `env` must not put it i
 Its group is killed however the agent ends while it runs (shell_groups.py). A command a signal
 ended shows the exit code a shell would, 128 + the signal's number, and the signal's name:
 `exit code: 137 (killed by SIGKILL)`, never Python's negative return code.
+
+It has no terminal: an editor it would open fails at once saying how to give the text instead
+(NO_EDITOR), and its output is kept as a terminal would leave it, without colours or a progress
+bar's redraws (`Screen`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import logging
 import re
@@ -31,22 +36,126 @@ CUT_NOTE = "\n[… {n} characters of output cut from the middle …]\n"
 _CUT = re.compile(re.escape(CUT_NOTE).replace(re.escape("{n}"), r"(\d+)"))  # the note, its count read back
 
 
+#: What a command that opens an editor is told (`git commit` without -m, `git rebase -i`): with no
+#: terminal an editor waited for keys until the timeout, its screen's escapes the output.
+NO_EDITOR = ("compact-agent: no interactive editor here (the command has no terminal). Give the text "
+             "on the command line instead (git commit -m or -F, --no-edit; git tag -m), or name a "
+             "non-interactive editor for this one command (GIT_EDITOR=true keeps the text as it is; "
+             "GIT_SEQUENCE_EDITOR=\"sed -i ...\" git rebase -i).")
+#: The editor every program that opens one is given: it prints NO_EDITOR (from the variable, so
+#: that git's own line naming the editor stays short) and fails. A command may still name its own.
+_EDITOR = """sh -c 'printf "%s\\n" "$COMPACT_AGENT_NO_EDITOR" >&2; exit 1' editor"""
+NO_EDITOR_ENV = {"COMPACT_AGENT_NO_EDITOR": NO_EDITOR, "EDITOR": _EDITOR, "VISUAL": _EDITOR,
+                 "GIT_EDITOR": _EDITOR, "GIT_SEQUENCE_EDITOR": _EDITOR}
+
+
 def cut_from(output: str) -> int:
     """How many characters `bash_impl` cut from the middle of `output` (0: none)."""
     found = _CUT.search(output)
     return int(found.group(1)) if found else 0
 
 
+# A command writes for a terminal even without one: colours (`\x1b[32mPASSED\x1b[0m`), titles and
+# links (OSC), cursor moves, progress bars that redraw one line with a carriage return
+# (`\rprogress 1%\rprogress 2%…`: 30,000 characters for the one line a user sees). `Screen` reads
+# the output as it comes and gives what a terminal leaves to read: each escape sequence removed
+# (CSI, OSC, the two-byte ones; one split between two reads is held until it ends), and a line a
+# lone CR rewrote in its last version (the last text after a CR that is not empty: `50%\r100%\r`
+# is `100%`); CR LF ends a line and is kept as it was. On bytes: those it looks for are ASCII,
+# which no byte of a UTF-8 character is; output with a NUL byte (binary, UTF-16 or 32, where they
+# may be half a character) or a UTF-16 mark is given as it comes, from there on.
+
+#: The longest unfinished line held back for a carriage return that may rewrite it; a longer one
+#: is given as it is (a later rewrite of it is then added after it).
+MAX_LINE = 65_536
+#: The longest escape sequence held back while unfinished (an OSC never ended is given as text).
+MAX_HELD = 4_096
+
+#: An escape sequence: CSI, OSC (its text on one line, at most MAX_HELD bytes: a stray `ESC ]`
+#: takes no text with it up to a BEL far below), or one of two bytes.
+_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]{0,%d}(?:\x07|\x1b\\)|[ -/]*[0-~])" % MAX_HELD)
+#: One begun at the end of what has come so far.
+_BEGUN = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\r\n]{0,%d}\x1b?|[ -/]*)\Z" % MAX_HELD)
+#: A line (its end of line excluded) with a carriage return that is not the CR of a CR LF.
+_REWRITTEN = re.compile(rb"^[^\n]*\r(?!\n)[^\n]*", re.MULTILINE)
+
+
+class Screen:
+    """Feed it the output's chunks (`feed`), then `end`; each gives the bytes to keep."""
+
+    def __init__(self) -> None:
+        self._held = b""  # an escape sequence begun at the end of the last chunk
+        self._line = bytearray()  # the line being written: a carriage return may still rewrite it
+        self._raw: bool | None = None  # not text for a terminal: given as it comes
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._raw is None and chunk:  # UTF-16 (a .env catted, with its mark) is not ASCII's
+            self._raw = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        if self._raw or b"\0" in chunk:  # nor are binary bytes, UTF-16 or 32: a CR, an ESC may be
+            rest, self._raw = bytes(self._line) + self._held, True  # half a character there
+            self._line, self._held = bytearray(), b""
+            return rest + chunk
+        data = self._held + chunk
+        self._held = b""
+        if b"\x1b" in data:
+            if (begun := _BEGUN.search(data)) is not None and len(data) - begun.start() <= MAX_HELD:
+                data, self._held = data[:begun.start()], data[begun.start():]
+            data = _ESCAPE.sub(b"", data).replace(b"\x1b", b"")
+        end = data.rfind(b"\n") + 1
+        if end:
+            done = bytes(self._line) + data[:end]
+            self._line = bytearray(data[end:])
+        else:
+            done = b""
+            self._line += data
+        if b"\r" in data:
+            self._line = bytearray(_open_line(bytes(self._line)))
+        if len(self._line) > MAX_LINE:  # given as it is; a CR at its end stays, to end it or rewrite
+            cr = self._line.endswith(b"\r")
+            done += bytes(self._line[:-1] if cr else self._line)
+            self._line = bytearray(b"\r" if cr else b"")
+        return _rewritten(done) if b"\r" in done else done
+
+    def end(self) -> bytes:
+        """The rest: the last line if it did not end (without a CR at its end: no LF comes), and an
+        escape begun and never finished, as text."""
+        rest = bytes(self._line).rstrip(b"\r") + self._held.replace(b"\x1b", b"")
+        self._line, self._held = bytearray(), b""
+        return _rewritten(rest) if b"\r" in rest else rest
+
+
+def _last_version(line: bytes) -> bytes:
+    """A line's last version: its last text after a CR that is not empty, with the CR of a CR LF."""
+    body = line.rstrip(b"\r")
+    cr = b"\r" if len(body) < len(line) else b""
+    return next((part for part in reversed(body.split(b"\r")) if part), b"") + cr
+
+
+def _rewritten(lines: bytes) -> bytes:
+    return _REWRITTEN.sub(lambda m: _last_version(m.group()), lines)
+
+
+def _open_line(line: bytes) -> bytes:
+    """A line not ended yet, reduced to its last version: a CR at its end is kept, for the LF that
+    would make it a line end or the text that would rewrite the line."""
+    return _last_version(line) if b"\r" in line.rstrip(b"\r") else line
+
+
 class _Capped:
-    """Keeps the head and tail of a stream so a chatty command cannot exhaust memory."""
+    """Keeps the head and tail of a stream so a chatty command cannot exhaust memory: of the output
+    as a terminal would leave it (`Screen`: no colours, a progress bar's last state)."""
 
     def __init__(self, keep_bytes: int) -> None:
         self.keep = keep_bytes
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
+        self.screen = Screen()
 
     def add(self, chunk: bytes) -> None:
+        self._keep(self.screen.feed(chunk))
+
+    def _keep(self, chunk: bytes) -> None:
         room = self.keep - len(self.head)
         if room > 0:
             self.head += chunk[:room]
@@ -58,6 +167,7 @@ class _Capped:
 
     def text(self, max_chars: int) -> tuple[str, bool]:
         """The output kept, within `max_chars`, and whether some byte of it was not UTF-8."""
+        self._keep(self.screen.end())
         if self.dropped:  # decoded apart, without the pieces of a character the cut split
             head, odd_head = decode_output(_whole_head(self.head))
             tail, odd_tail = decode_output(_whole_tail(self.tail))
@@ -129,9 +239,10 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     # not above 0 (NaN included, which killed the command at once 'after nans'): the default
     limit = env.settings.bash_timeout_s if timeout is None or not timeout > 0 else float(timeout)
     limit = min(limit, MAX_BASH_TIMEOUT_S)
-    # No pager or credential prompt may wait for input nobody can give.
+    # No pager, editor or credential prompt may wait for input nobody can give.
     # Nor may it see the provider key: `env` or a debug print would put it in the session.
-    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0",
+                 **NO_EDITOR_ENV}
     with contextlib.ExitStack() as group:
         # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
         # before the group is known waits for it (the command may be running already).
