@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import os
 import shlex
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -203,7 +204,10 @@ def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit
         parts = list(text_lines(text))  # each with its ending: CRLF, LF or a lone CR
         lines = (part.rstrip("\r\n") for part in parts)
         line_start = _line_starts(parts, enc)
-    start = max(1, int(offset or 1))
+    if limit is not None and limit < 0:
+        return TextView(ToolFailure(f"limit {limit}: it is how many lines to read from offset, not below 0."))
+    back = -int(offset) if offset is not None and offset < 0 else 0  # refused, once the count is known
+    start = max(1, int(offset or 1)) if not back else sys.maxsize
     count = int(limit) if limit and limit > 0 else settings.read_default_lines
     kept: list[str] = []
     chars = total = cut = 0
@@ -224,6 +228,11 @@ def _view(settings: Settings, f: BinaryIO, shown: str, offset: int | None, limit
         chars += len(line) + 8
     if total == 0:
         return TextView(f"{shown} is empty.", encoding=enc)
+    if back:  # said, with where the end is: it was read from line 1 as if asked for the start
+        last = min(back, total)
+        return TextView(ToolFailure(f"offset {offset}: lines count from 1, not from the end; {shown} has "
+                                    f"{plural(total, 'line')}, so the last {plural(last, 'line')} "
+                                    f"start{'s' if last == 1 else ''} at offset={total - last + 1}."))
     if start > total:
         return TextView(ToolFailure(f"{shown} has {total} line{'' if total == 1 else 's'}; offset {start} is past the end."))
     end = start + len(kept) - 1

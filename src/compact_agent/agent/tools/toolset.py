@@ -133,7 +133,7 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
 
         Args:
             path: File path, relative to the working directory or absolute.
-            offset: 1-based line to start at (for long files).
+            offset: 1-based line to start at, for long files (counted from the start: never negative).
             limit: Number of lines to read (default: the first 2000).
         """
         image = await asyncio.to_thread(read_image, env, path)
