@@ -8,16 +8,16 @@ rewind puts back, so that the file formats, a full disk and a list we did not wr
 in one place, and the rewind logic reads as logic.
 
 The list is saved at each turn and before each file a tool first changes in it. Written whole each
-time, that grew with the session: 1,500 turns made a 700 KB list rewritten (and fsynced) two or
+time, that grew with the session: 1,500 turns made a 660 KB list rewritten (and fsynced) two or
 three times a turn. Past `LOG_FROM` bytes, what changed since the last save (the checkpoints added
 or changed: the newest, mostly) is appended to `checkpoints.log` instead, one line per checkpoint
 (`{"log": MARK, "at": N, "checkpoint": {...}}`: checkpoint N is this one, or the next), fsynced;
 when the log grows as large as the list, the list is written whole again (temp file, fsync,
 rename) and the log removed. The list names its log by a mark the log's lines carry: lines of
 another list's log (an earlier version wrote the list whole since, or the log could not be removed)
-are not read, nor a line torn by a crash. A save that shortens the list (a rewind, a prune) writes it
-whole. Another writer between two saves (a file that is not as this store left it) has the list
-written whole too.
+are not read, nor a line torn by a crash. A save that shortens the list (a rewind, checkpoints a
+branch dropped) writes it whole, and so does the save after one that failed, or after another
+writer (the files are not as this store left them).
 """
 
 from __future__ import annotations
