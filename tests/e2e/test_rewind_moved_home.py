@@ -85,3 +85,16 @@ async def test_a_list_with_absolute_paths_finds_the_archive_where_the_folder_is_
     assert "the compaction is undone" in said, said
     assert archive is not None and archive.is_relative_to(tmp_path / "moved")
     assert left == ["write one"]
+
+
+async def test_a_home_given_as_a_relative_path(tmp_path, monkeypatch):
+    """COMPACT_AGENT_HOME=.ca: the archive's path is relative to the working directory, and the list
+    still names it relative to the sessions folder, found again where it is."""
+    monkeypatch.chdir(tmp_path)
+    with FakeOpenAIServer(editor) as server:
+        sid, listed = await compacted_in(tmp_path, server, Path("home"))
+        saved = json.loads(listed.read_text())["checkpoints"]
+        assert saved[1]["archive"].startswith("compact-history/"), saved[1]
+        said, archive, left = rewound_in(tmp_path, server, Path("home"), sid)
+    assert "the compaction is undone" in said, said
+    assert left == ["write one"]

@@ -89,25 +89,26 @@ class Checkpoint:
 def archive_saved(archive: str | None, archive_dir: Path | None) -> str | None:
     """How the list on disk names `archive`: relative to the sessions folder (the parent of the
     session's `archive_dir`, `compact-history/<name>`) when it is in there, so that the folder can
-    be moved or copied (a renamed home, another machine) and a rewind still finds it."""
-    if not archive or archive_dir is None or not Path(archive).is_absolute():
+    be moved or copied (a renamed home, another machine) and a rewind still finds it. A home given
+    as a relative path gives both relative to the working directory: the same is taken off."""
+    if not archive or archive_dir is None:
         return archive
     path, base = Path(archive), archive_dir.parent
     return path.relative_to(base).as_posix() if path.is_relative_to(base) else archive
 
 
 def archive_read(saved: str | None, archive_dir: Path | None) -> str | None:
-    """The path of the archive the list on disk names as `saved` (`archive_saved`). An absolute one
-    (an earlier version saved them so) outside the sessions folder is taken as the archive of that
-    name in the session's `archive_dir` when there is one: the folder was moved or copied since."""
+    """The path of the archive the list on disk names as `saved` (`archive_saved`). One that is not
+    there, or outside the sessions folder (an earlier version saved absolute paths, or paths from
+    the working directory where the home was given so), is taken as the archive of that name in the
+    session's `archive_dir` when there is one: the folder was moved or copied since."""
     if not saved or archive_dir is None:
         return saved
-    path, base = Path(saved), archive_dir.parent
-    if not path.is_absolute():
-        return str(base / path)
-    if not path.is_relative_to(base) and (here := archive_dir / path.name).is_file():
-        return str(here)
-    return saved
+    base = archive_dir.parent
+    path = Path(saved) if Path(saved).is_absolute() else base / saved
+    if (path.is_relative_to(base) and path.is_file()) or not (here := archive_dir / path.name).is_file():
+        return str(path)
+    return str(here)
 
 
 def message_key(m: ModelMessage) -> str:
