@@ -134,3 +134,18 @@ def test_a_folder_where_the_log_goes_turns_the_checkpoints_off(tmp_path: Path) -
     (tmp_path / "store" / "checkpoints.log").mkdir(parents=True)
     cps = Checkpoints(tmp_path / "store")
     assert cps.off is not None and "a folder stands where the checkpoint log goes" in cps.off
+
+
+def test_a_fifo_where_the_log_is_is_not_read(long_session) -> None:
+    """A FIFO put where the log is would wait for a writer forever: the list is read as it is (the
+    checkpoints of its last whole write), and the next save writes it whole, the FIFO gone."""
+    _, work, store = long_session
+    log = store / "checkpoints.log"
+    log.unlink(missing_ok=True)
+    os.mkfifo(log)
+    listed = json.loads((store / "checkpoints.json").read_text())["checkpoints"]
+    again = Checkpoints(store)
+    assert as_saved(again) == listed and len(listed) > 50
+    turns(again, work, len(listed), 1)
+    assert not log.exists() or log.is_file()
+    assert as_saved(Checkpoints(store)) == as_saved(again)
