@@ -48,7 +48,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
-from ..plumbing import tokens
+from ..plumbing import history_state, tokens
 from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import is_kept_result, mark
@@ -149,6 +149,7 @@ class Microcompact:
             if isinstance(m, ModelRequest)
             for p in m.parts
             if isinstance(p, ToolReturnPart) and p.tool_name in self.compactable
+            and not history_state.state_return(p)  # a search's or a load's, which pydantic-ai reads back
         ]
         marked = {p.tool_call_id for i, p in results if is_kept_result(messages[i])}  # kept by a compaction
         for call_id in marked - self.cleared_kept:  # cleared before it was kept: lifted (module docstring)

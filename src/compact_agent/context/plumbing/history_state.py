@@ -33,7 +33,7 @@ from typing import Any
 from pydantic_ai import messages as _m
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
-__all__ = ["carried", "kept", "onto"]
+__all__ = ["carried", "kept", "onto", "state_return"]
 
 
 def _kind(name: str) -> Any:
@@ -117,6 +117,12 @@ def _searched(part: object) -> bool:
     """Whether `part` is a tool search's return (run here, or by the provider in its response)."""
     return isinstance(part, ToolReturnPart) and part.tool_name == SEARCH_TOOL or (
         _SEARCHED_NATIVE is not None and isinstance(part, _SEARCHED_NATIVE))
+
+
+def state_return(part: object) -> bool:
+    """Whether `part` is a tool search's or a capability load's return as pydantic-ai wrote it: a
+    layer leaves it whole (pydantic-ai reads its content as its own)."""
+    return isinstance(part, _TYPED_RETURNS)
 
 
 def _read_back(part: object) -> bool:
