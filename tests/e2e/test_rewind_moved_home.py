@@ -98,3 +98,23 @@ async def test_a_home_given_as_a_relative_path(tmp_path, monkeypatch):
         said, archive, left = rewound_in(tmp_path, server, Path("home"), sid)
     assert "the compaction is undone" in said, said
     assert left == ["write one"]
+
+
+def test_the_command_line_after_the_home_moved(cli, tmp_path):
+    """As a user meets it: `-p` runs in one home, the home moved (COMPACT_AGENT_HOME changed with
+    it), `-c -p "/rewind 1"` there."""
+    from .test_rewind_after_compaction import fake
+
+    (cli.cwd / "hello.txt").write_text("zero\n")
+    with FakeOpenAIServer(editor) as server:
+        for args in (("-p", "write one", "--yes"), ("-p", "write two", "--yes", "-c"), ("-p", "/compact", "-c")):
+            done = cli(*args, *fake(server))
+            assert done.code == 0, done.stderr
+        moved = tmp_path / "moved-home"
+        shutil.move(cli.home, moved)
+        env = {"COMPACT_AGENT_HOME": str(moved), "COMPACT_AGENT_CONFIG": str(moved / "config.toml")}
+        rewound = cli("-p", "/rewind 1", *fake(server), "-c", "--yes", env=env)
+    assert rewound.code == 0, rewound.stderr
+    out = " ".join(rewound.stdout.split())
+    assert "from the transcript archived before the compaction" in out and str(moved) in out, out
+    assert (cli.cwd / "hello.txt").read_text() == "one\n"
