@@ -75,6 +75,7 @@ from .request_settings import model_settings
 from .retry import TransientRetry
 from .rewinding import EDITS, follow_history
 from .served_models import note_served
+from .server_keys import sent_to
 from .side_models import http_limits, session_memory, summary_model
 from .start_notes import buffer_note, reported_note, reported_window, window_setting
 from .summary_wording import CODING
@@ -303,7 +304,9 @@ class AgentSession:
             raise
         except Exception as e:  # a 404's line points where the model was chosen: -m, /model, a file
             note_model(e, self.info.name, self.opts.config)
-            if self.opts.base_url:  # …and names the models the server serves (served_models.py)
+            # …and names the models the server serves (served_models.py): one given with --base-url,
+            # or the one the OpenAI client reads from OPENAI_BASE_URL
+            if self.opts.base_url or (provider_for(self.info.name, None) == "openai" and sent_to(None, "openai")):
                 await note_served(e, self.model)
             raise
 
