@@ -4,9 +4,9 @@ Every failure the user can cause or fix (no key, unreachable endpoint, bad flag,
 session) ends in one clear line on stderr and a nonzero exit, never a traceback. Beside this file:
 cli_help.py (help, one-line parse errors, `fail`), cli_numbers.py (numbers as written: `32k`),
 cli_input.py (the prompt from the query and stdin), cli_settings.py (settings, endpoint and key
-checked at start), cli_warnings.py (library warnings as one line each), cli_resume.py (the session
-`-c`/`-r` opens and the options it runs with), cli_print.py (`-p` up to the run: the prompt saved,
-the signals armed), cli_query.py (the first message given as a positional, beside the subcommands).
+checked at start), cli_warnings.py (library warnings, and a current directory gone, as one line each),
+cli_resume.py (the session `-c`/`-r` opens and the options it runs with), cli_print.py (`-p` up to the
+run: the prompt saved, the signals armed), cli_query.py (the first message given beside the subcommands).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .cli_settings import (
     url_problem,
 )
 from .cli_strategies import AnalyzeCommand
-from .cli_warnings import route_library_warnings
+from .cli_warnings import route_library_warnings, working_dir
 from .error_text import describe_error
 from .price_setting import ModelPrices, parse_prices
 from .terminal_text import fit_streams
@@ -126,7 +126,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
         raise fail("--continue and --resume both pick a session; give one of them", 2)
     from .agent.run.options import SessionOptions
 
-    work = (cwd or Path.cwd()).resolve()
+    work = working_dir(cwd)
     if not work.is_dir():
         raise fail(f"working directory {work} {'is not a directory' if work.exists() else 'does not exist'}", 2)
     api_key = protect_key(api_key)
@@ -265,7 +265,7 @@ def config_command(
     if forget_window is not None or forget_server is not None:
         return forget_learned(home_dir(), forget_window, forget_server, top.get("model"), as_json)
     flags = {k: top.get(k) for k in ("model", "base_url", "context_window", "prices", "max_requests_per_turn")}
-    work = (top.get("cwd") or Path.cwd()).resolve()
+    work = working_dir(top.get("cwd"))
     # The window (the model's own, or one a server showed) and prices a run would have, as /config
     loaded = load_settings(work, warn=False, **flags)
     refuse_empty_model(loaded)
@@ -290,7 +290,7 @@ def sessions_command(
     say_unused(ctx, "sessions")
     if (problem := home_problem(make=False)) is not None:  # listing creates nothing
         raise fail(problem, 2)
-    work = ((ctx.obj or {}).get("cwd") or Path.cwd()).resolve()
+    work = working_dir((ctx.obj or {}).get("cwd"))
     if dry_run and not delete and older is None:
         raise fail("--dry-run goes with --delete or --delete-older-than: it says what they would remove", 2)
     if delete or older is not None:
@@ -365,7 +365,7 @@ def analyze_command(
     limits = None  # the summary model's timeout and retries, as the settings give them (with --model)
     if model:  # endpoint and key found as the chat finds its own: this command's flag, the top-level one, ...
         top = ctx.obj or {}
-        work = (top.get("cwd") or Path.cwd()).resolve()
+        work = working_dir(top.get("cwd"))
         loaded = load_settings(work, base_url=top.get("base_url"))
         base_url = endpoint(base_url, loaded)  # ..., the config
         limits = {"max_retries": loaded.settings.max_retries, "timeout_s": loaded.settings.request_timeout_s}

@@ -1,11 +1,14 @@
 """Library warnings as the user's lines: what our modules, the MCP client and Python's warnings
 machinery log reaches stderr as `compact-agent: warning: ...`, once each, on one line, the key
-never in it — not as Python's bare last-resort output, which repeats and may span lines."""
+never in it — not as Python's bare last-resort output, which repeats and may span lines. And the
+working directory a command starts in (`working_dir`): a current directory deleted or moved away
+under the shell is said in one line, not as a traceback."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 
 class _OneLineOnce(logging.Filter):
@@ -50,3 +53,22 @@ def route_library_warnings() -> None:
         lib.addHandler(handler)
         lib.setLevel(logging.WARNING)
         lib.propagate = False
+
+
+GONE = "the current directory no longer exists (deleted or moved); cd into the project again, or name it: --cwd DIR"
+
+
+def working_dir(given: Path | None) -> Path:
+    """The directory a command works in, resolved: `--cwd`'s, else the current one. A current
+    directory deleted or moved away under the shell (the system then has no name for it) ends the
+    command with one line and exit 2, as a `--cwd` that does not exist; `--cwd` naming an absolute
+    folder still works from there."""
+    from .cli_help import fail
+
+    try:
+        return (given or Path.cwd()).resolve()
+    except FileNotFoundError:  # os.getcwd(): also for a relative --cwd, read from the current directory
+        if given is not None:
+            raise fail(f"--cwd {given} is relative to the current directory, which no longer exists (deleted or "
+                       "moved); give the folder's full path", 2) from None
+        raise fail(GONE, 2) from None
