@@ -14,7 +14,8 @@ checked, the temp file's too, and the rename into place is made relative to the 
 it lands in the folder that was checked and replaces a link swapped in at the end instead of
 writing through it. The folders a write makes on its way are made the same way (`make_folders`):
 each inside the descriptor of the folder above it, the deepest one already there opened as checked,
-so a folder swapped for a link out makes no folder outside.
+so a folder swapped for a link out makes no folder outside. Nor is the working directory ever made
+by a write: moved or deleted meanwhile, it is said (`workdir_gone`), not made again holding one file.
 
 The names in a folder (a listing, grep's and glob's walk, the names a "did you mean" offers) are
 read the same way (`names_in`): from the folder opened as checked, so a folder swapped for a link
@@ -102,12 +103,31 @@ def open_folder(path: Path) -> int:
     return open_checked(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
 
-def make_folders(folder: Path) -> None:
+class WorkdirGone(OSError):
+    """The working directory is not there now: moved or deleted while the session ran."""
+
+
+def workdir_gone(cwd: Path) -> WorkdirGone | None:
+    """Why no tool can work in the working directory `cwd` now (moved or deleted, or put back as a
+    file), said for the model to tell the user; None while it is a folder."""
+    if os.path.isdir(cwd):
+        return None
+    what = "is no longer a folder" if os.path.lexists(cwd) else "is gone (moved or deleted)"
+    return WorkdirGone(errno.ENOENT, f"the working directory {cwd} {what}; no file can be read or written and no "
+                                     "command run in it: tell the user, who can put it back, or start compact-agent "
+                                     "again where the project is now", str(cwd))
+
+
+def make_folders(folder: Path, under: Path | None = None) -> None:
     """Make the missing folders of the resolved, checked `folder`, for a write in it: the deepest
     one there is opened as checked (Swapped as above), and each missing one is made inside the
     descriptor of the one above it and opened without following a link (Swapped if one is there
     now), so none is made through a link swapped in since the check. Where the system cannot make
-    a folder relative to a descriptor, they are made by path."""
+    a folder relative to a descriptor, they are made by path. With `under` (the working directory),
+    a folder in it is made only below it: when it is not there, WorkdirGone (`workdir_gone`), and
+    nothing is made, so a write never makes the working directory again around the one file."""
+    if under is not None and folder.is_relative_to(under.resolve()) and (gone := workdir_gone(under)) is not None:
+        raise gone
     if os.mkdir not in os.supports_dir_fd or os.open not in os.supports_dir_fd:
         folder.mkdir(parents=True, exist_ok=True)
         return

@@ -24,6 +24,7 @@ from contextvars import ContextVar
 
 from ... import secrets, stop_signals
 from ..integrations.instructions import command_of, files_now
+from ..safety.checked_open import workdir_gone
 from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
 from .shell_groups import kill_group, running, started
@@ -225,6 +226,8 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     """Run `command`; its output, head and tail kept within `max_chars` (default: the setting
     `bash_output_max_chars`), then any notes and the exit code."""
     cap = env.settings.bash_output_max_chars if max_chars is None else max_chars
+    if (gone := workdir_gone(env.cwd)) is not None:  # moved or deleted: said, not "No such file or directory"
+        return NotRun(f"bash: {gone.strerror}")
     if refusal := env.permissions.check("bash", command):
         return NotRun(refusal)
     if (may_run := MAY_RUN.get()) is not None:
@@ -247,11 +250,16 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
         # before the group is known waits for it (the command may be running already).
         with stop_signals.deferred():
-            proc = await started(asyncio.create_subprocess_exec(  # Esc meanwhile: its group killed
-                "bash", "-c", command, cwd=str(env.cwd), env=child_env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,  # its own process group, so a timeout kills grandchildren too
-            ))  # fmt: skip
+            try:
+                proc = await started(asyncio.create_subprocess_exec(  # Esc meanwhile: its group killed
+                    "bash", "-c", command, cwd=str(env.cwd), env=child_env,
+                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,  # its own process group, so a timeout kills grandchildren too
+                ))  # fmt: skip
+            except OSError:  # the working directory gone since the approval question
+                if (gone := workdir_gone(env.cwd)) is not None:
+                    return NotRun(f"bash: {gone.strerror}")
+                raise
             group.enter_context(running(proc.pid))
         code, timed_out, notes, out, odd = await _outcome(proc, limit, cap)
     if before is not None:

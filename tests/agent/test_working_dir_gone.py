@@ -1,0 +1,66 @@
+"""The project folder moved or deleted while the session runs: every tool says so in one line
+naming the working directory, and no write makes it again holding the one file it writes (after
+which every tool went on in that stray folder, and nothing said the project had gone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compact_agent.agent.safety import checked_open
+from compact_agent.agent.safety.permissions import Permissions
+from tests.agent.test_tools import call, make_env
+
+GONE = "is gone (moved or deleted); no file can be read or written and no command run in it"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / "a.py").write_text("print('a')\n")
+    return work
+
+
+def test_the_folders_of_a_write_are_not_made_up_to_a_working_directory_gone(project: Path, tmp_path: Path) -> None:
+    project.rename(tmp_path / "moved")
+    with pytest.raises(checked_open.WorkdirGone) as e:
+        checked_open.make_folders(project.resolve() / "src" / "pkg", under=project)
+    assert e.value.strerror.startswith(f"the working directory {project} {GONE}")
+    assert not project.exists()
+    checked_open.make_folders(tmp_path.resolve() / "elsewhere" / "deep", under=project)  # outside it: made
+    assert (tmp_path / "elsewhere" / "deep").is_dir()
+
+
+def test_a_working_directory_put_back_as_a_file_is_said(project: Path) -> None:
+    for p in project.iterdir():
+        p.unlink()
+    project.rmdir()
+    project.write_text("not a folder\n")
+    gone = checked_open.workdir_gone(project)
+    assert gone is not None and f"the working directory {project} is no longer a folder" in gone.strerror
+    assert checked_open.workdir_gone(project.parent) is None
+
+
+async def test_bash_in_a_working_directory_gone_says_so_and_asks_nothing(project: Path, tmp_path: Path) -> None:
+    asked: list[str] = []
+    env = make_env(project)
+    env.permissions = Permissions(project, "ask", ask=lambda tool, detail: asked.append(detail) or "once")
+    project.rename(tmp_path / "moved")
+    out = await call(env, "bash", command="pwd")
+    assert out.startswith(f"bash: the working directory {project} {GONE}: tell the user"), out
+    assert asked == []  # no command approved that cannot run
+    assert "\n" not in out
+
+
+async def test_bash_whose_working_directory_goes_while_it_is_approved(project: Path, tmp_path: Path) -> None:
+    env = make_env(project)
+
+    def ask(tool: str, detail: str) -> str:
+        project.rename(tmp_path / "moved")
+        return "once"
+
+    env.permissions = Permissions(project, "ask", ask=ask)
+    out = await call(env, "bash", command="pwd")
+    assert out.startswith(f"bash: the working directory {project} {GONE}"), out
