@@ -36,6 +36,8 @@ HOW_SAID = {"refused": "named in a refusal", "cut": "prompts cut to it", "report
 HINT = "forget: compact-agent config --forget-window URL (every one: --forget-window all)"
 #: The line under the list of servers user messages are sent joined to.
 JOINED_HINT = "forget: compact-agent config --forget-server URL (its windows too; every server: --forget-server all)"
+#: The line under the list of servers that reported no window.
+QUIET_HINT = "forget (the next session there asks again): compact-agent config --forget-server URL (or --forget-window URL)"
 
 
 def _shown(text: str) -> str:
@@ -83,6 +85,21 @@ def joined_listing(home: Path, width: int | None = None) -> list[str]:
     return [f"user messages sent joined ({_shown(str(path))}):", *table(rows, width), JOINED_HINT]
 
 
+def quiet_listing(home: Path, width: int | None = None) -> list[str]:
+    """The lines after the joined servers: each server and model that answered and reported no
+    window, which a session there does not ask again for a week; `--forget-server` forgets them.
+    None kept: no line (most never meet such a server)."""
+    path = path_in(home).with_name(server_report.QUIET_FILE)
+    kept = server_report.every_quiet(home)
+    if not kept:
+        return []
+    days = server_report.QUIET_FOR.days
+    rows = [(endpoint_named(url), _shown(m), ", ".join(x for x in ("reported no window when asked", when(t)) if x))
+            for url, m, t in kept]
+    return [f"servers that reported no window, not asked again for {days} days ({_shown(str(path))}):",
+            *table(rows, width), QUIET_HINT]
+
+
 def _joined_detail(learned: str | None) -> str:
     return ", ".join(x for x in ("its chat template refused them in a row", when(learned)) if x)
 
@@ -102,8 +119,11 @@ def with_windows(rendered: str, home: Path, json_out: bool, width: int | None) -
         data = json.loads(rendered)
         data["server_windows"] = [as_json(*row) for row in every(home)]
         data["joined_user_messages"] = [joined_as_json(*row) for row in server_turns.every(home)]
+        data["unreported_windows"] = [{"endpoint": endpoint_named(url), "model": m, "asked": t}
+                                      for url, m, t in server_report.every_quiet(home)]
         return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-    return rendered + "\n" + "\n".join([*listing(home, width), *joined_listing(home, width)]) + "\n"
+    return rendered + "\n" + "\n".join([*listing(home, width), *joined_listing(home, width),
+                                        *quiet_listing(home, width)]) + "\n"
 
 
 def forget_learned(home: Path, window: str | None, server: str | None, model: str | None, json_out: bool) -> None:

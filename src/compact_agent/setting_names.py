@@ -17,10 +17,11 @@ ENV_PREFIX = "COMPACT_AGENT_"
 #: `COMPACT_AGENT_*` variables the product reads or sets that are not settings: where its files live
 #: (config.home_dir, settings_file.user_config_path), the crash points of the reliability tests
 #: (context/plumbing/crashpoints.py), the demo's keep switch (demo.py), what a hook's command is
-#: given (agent/integrations/hooks.py: a compact-agent run by a hook inherits them).
+#: given (agent/integrations/hooks.py: a compact-agent run by a hook inherits them), and the line a
+#: bash command's editor prints (agent/tools/shell.py: a compact-agent run by `bash` inherits it).
 OTHER_VARIABLES = frozenset({"COMPACT_AGENT_HOME", "COMPACT_AGENT_CONFIG", "COMPACT_AGENT_CRASH_AT",
                              "COMPACT_AGENT_CRASH_TALLY", "COMPACT_AGENT_DEMO_KEEP", "COMPACT_AGENT_PROJECT_DIR",
-                             "COMPACT_AGENT_SESSION_ID"})
+                             "COMPACT_AGENT_SESSION_ID", "COMPACT_AGENT_NO_EDITOR"})
 #: Variables that look like settings and are not read as such, and what to set instead. A key is
 #: read from the provider's own variable (models.api_key_for), never one for all providers: it would
 #: be sent to whichever endpoint the model names. (It is still kept out of files and of the commands

@@ -89,6 +89,8 @@ class Loaded:
     trusted: bool = False
     #: deny_paths / deny_bash: each rule with the source that added it (first source wins)
     rule_sources: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: the user file's `trusted_projects`, as written there (`config` lists them)
+    trusted_projects: list[str] = field(default_factory=list)
 
     @property
     def files(self) -> dict[str, str]:
@@ -239,7 +241,8 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
             project.pop(key)
             warnings.append(f"{project_path}: {key} ignored: the project is not trusted (add "
                             f"{toml_text(str(cwd.resolve()))} to trusted_projects in {user_path})")
-    user.pop("trusted_projects", None)
+    listed = user.pop("trusted_projects", None)  # a bad one is said above
+    trusted_projects = [str(p) for p in listed] if isinstance(listed, list) else []
     for table, path in ((user, user_path), (project, project_path)):  # each file's own, so its line names it
         bad += check_extensions(table, str(path))
     files = {"user file": str(user_path), "project file": str(project_path)}
@@ -288,7 +291,7 @@ def load(cwd: Path, flags: dict[str, Any] | None = None, remembered: dict[str, A
     clashes += check_dirs(settings.extra_dirs, cwd, origin(sources["extra_dirs"], files), warnings)
     if clashes:
         raise SettingsError("; ".join(clashes))
-    return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules)
+    return Loaded(settings, sources, user_path, project_path, warnings, trusted, rules, trusted_projects)
 
 
 
@@ -353,7 +356,8 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
         for key, found in loaded.rule_sources.items():
             typed[key]["rules"] = [{"rule": rule, "source": where} for rule, where in found]
         return json.dumps({"settings": typed,
-                           "files": files, "project_trusted": loaded.trusted, "warnings": loaded.warnings},
+                           "files": files, "trusted_projects": loaded.trusted_projects,
+                           "project_trusted": loaded.trusted, "warnings": loaded.warnings},
                           ensure_ascii=False, indent=1) + "\n"
     lines = table(rows, width)
     lines.append("")
@@ -364,6 +368,8 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
         if label == "user file" and os.environ.get("COMPACT_AGENT_CONFIG"):
             state += ", named by COMPACT_AGENT_CONFIG"  # not the default place: say whence the path
         lines.append(f"{label}: {path} ({state})")
+    listed = ", ".join(loaded.trusted_projects) or "none"
+    lines.append(f"trusted projects: {listed} (trusted_projects in the user file)")
     if loaded.project_file.is_file() and leads_outside(loaded.project_file) is None:
         lines.append(f"project trusted: {'yes' if loaded.trusted else 'no (hooks, MCP, allow rules, base_url, model choice and limits ignored)'}")
     lines += [f"warning: {w}" for w in loaded.warnings]

@@ -249,6 +249,12 @@ def keep_quiet(home: Path, key: str, model: str, now: datetime | None = None) ->
         atomic_write(path, (json.dumps({"unreported": kept}, indent=1, sort_keys=True) + "\n").encode())
 
 
+def every_quiet(home: Path) -> list[tuple[str, str, str]]:
+    """(endpoint, model, when) of each server kept as having reported no window (`config` lists them)."""
+    kept = _quiet_read(_quiet_path(home))
+    return [(url, m, kept[url][m]) for url in sorted(kept) for m in sorted(kept[url])]
+
+
 def forget_quiet(home: Path, which: str, model: str | None = None) -> list[tuple[str, str]]:
     """Forget that the endpoint `which` names (server_keys.matches; "all" for every one) reported no
     window, only for `model` when given, so the next session there asks it again (`config
