@@ -1,16 +1,16 @@
 """A compaction as the pipeline runs it: `ContextManager`'s L5, apart from the capability's hooks.
 
 `compact` wraps one compaction in its trace span and reports a blocked one; `_compact` runs it: the
-`before_compact` hook, then the session notes if they can serve, else the compactor's summary (or a
-record written without a model, or an update kept after the previous compaction message, where the
-schedule prices that cheaper; the record too where the summary request cannot fit the window:
-`_record_instead`), and persists and accounts the result (`apply_result`, state.py). The thrash guard
-(`thrash_level`) escalates a compaction that comes too soon after the previous one, and `_auto` makes
-an automatic one (the threshold, the window, a refusal), counting a failure toward the circuit breaker
-instead of ending the turn (one it opened on an archive the store could not write is tried again
-`ARCHIVE_RETRY` requests later, the wait doubled while it still cannot); a refusal that no compaction can answer, the instructions and tool
-definitions leaving no room for even a record, ends the run in one line (full_window.py).
-`CompactingState` is a part of `ContextManager`
+`before_compact` hook, then the session notes if they can serve, else the compactor's summary (or a record
+written without a model, or an update kept after the previous compaction message, where the schedule prices
+that cheaper; the record too where the summary request cannot fit the window: `_record_instead`), and persists
+and accounts the result (`apply_result`, state.py). The thrash guard (`thrash_level`) escalates a compaction
+that comes too soon after the previous one, and `_auto` makes an automatic one (the threshold, the window, a
+refusal), counting a failure toward the circuit breaker instead of ending the turn (one it opened on an
+archive the store could not write is tried again `ARCHIVE_RETRY` requests later, the wait doubled while it
+still cannot); a refusal that no compaction can answer, the instructions and tool definitions leaving no room
+for even a record, ends the run in one line (full_window.py); one the run's `UsageLimits` stop ends as one
+that failed, and the run with the limit's error. `CompactingState` is a part of `ContextManager`
 (pipeline.py), which adds the pydantic-ai hooks that call it.
 """
 
@@ -123,12 +123,9 @@ class CompactingState(ManagerState):
                                                    archive=archive, vet=vet)
         if result is None:
             reason, priced = self._reason, trigger != "manual"  # /compact asks for a summary of it all
-
-            def prefer_record(size: int) -> bool:
-                return self.schedule.record_pays(self, messages, size, tokens_before=before, reason=reason)
-
-            def prefer_incremental(kept: int, carried: int) -> bool:
-                return self.schedule.incremental_pays(self, messages, kept, carried, reason=reason)
+            prefer_record = functools.partial(self.schedule.record_pays, self, messages, tokens_before=before,
+                                              reason=reason)  # given the record's size
+            prefer_incremental = functools.partial(self.schedule.incremental_pays, self, messages, reason=reason)
 
             summarize = self.summarizer(self)
             earlier = handlers.requests_made(summarize)  # a factory may hand out one shared log
@@ -375,7 +372,11 @@ class CompactingState(ManagerState):
                                view=view, tokens_before=tokens_before)
         except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
             return False
-        except UsageLimitExceeded:  # the run's own limit, a summary request counted in it (in_run.py): the run ends
+        except UsageLimitExceeded as e:  # the run's own limit, a summary request counted in it (in_run.py)
+            # The run ends, and the compaction with a failed event: its start was said. Not toward the breaker.
+            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+                            duration_ms=handlers.ms_since(self.clock, started),
+                            detail={"error": f"usage limit: {one_line(e)}", "usage_limit": True}))
             raise
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             # Counted toward the circuit breaker either way. One that would not shrink the context
