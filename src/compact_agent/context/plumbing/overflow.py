@@ -10,7 +10,10 @@ tokens"), SGLang, text-generation-inference (TGI) and TabbyAPI (their words are 
 each pattern, with the source file that writes them). `as_overflow` reads those as what they are,
 so they are compacted and retried like any other (`pipeline.on_model_request_error`). TGI checks a
 streamed request once its stream is open: its refusal is an error event after an HTTP 200, which
-pydantic-ai raises as a `ModelAPIError` with no status (`in_stream`); read the same way.
+pydantic-ai raises as a `ModelAPIError` with no status (`in_stream`); read the same way. So is a
+refusal among the errors of pydantic-ai's `FallbackModel` when all its models failed (a
+`FallbackExceptionGroup`: the primary busy, the fallback's window smaller): the run ended on the group,
+no compaction tried. The limit it names is learned for the `FallbackModel` the run's requests go to.
 
 A server may hold a smaller window than the one it was introduced with (`--context-window 64k`
 for a server started with 8K): its refusal is the only place that says so. The limit learned is
@@ -129,9 +132,12 @@ def _status(error: BaseException) -> int | None:
 def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
     """`error` when it is a context-window overflow; an HTTP refusal (400, 413 or 422), or an error
     event in a stream, whose words say it is one, as a `ModelContextWindowExceededError` (and a
-    `ModelHTTPError` of its status, caused by `error`); None for anything else."""
+    `ModelHTTPError` of its status, caused by `error`); in a group of errors, the one such (`_in_group`);
+    None for anything else."""
     if isinstance(error, ModelContextWindowExceededError):
         return error
+    if isinstance(error, BaseExceptionGroup):  # FallbackModel's, every model failed: one for length (below)
+        return _in_group(error)
     status = _status(error)
     if status not in _OVERFLOW_STATUS or not isinstance(error, ModelAPIError):
         return None
@@ -143,6 +149,16 @@ def as_overflow(error: BaseException) -> ModelContextWindowExceededError | None:
         provider_error_type=error.provider_error_type, in_stream=getattr(error, "in_stream", False))
     overflow.__cause__ = error
     return cast(ModelContextWindowExceededError, overflow)  # for_category makes it one
+
+
+def _in_group(group: BaseExceptionGroup[Any]) -> ModelContextWindowExceededError | None:
+    """The refusal for length among the errors of a group (pydantic-ai's `FallbackExceptionGroup`: each
+    model of a `FallbackModel` failed, one of them as the prompt was too long for it), else None. Of
+    several, the one naming the smallest limit: the window the compacted request must fit for every
+    model that refused it (pydantic-ai's `FallbackModel.context_window` is the smallest of its models'
+    too). Its `model_name` is the model that refused, which its line names when it is raised again."""
+    found = [o for e in group.exceptions if (o := as_overflow(e)) is not None]
+    return min(found, key=lambda o: figures(refusal_text(o))[1] or float("inf")) if found else None
 
 
 @dataclass(frozen=True)
