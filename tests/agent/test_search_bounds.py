@@ -106,9 +106,10 @@ def test_a_huge_line_is_searched_in_pieces(env: ToolEnv, monkeypatch) -> None:
     monkeypatch.setattr(search, "_lines", spy)
     out = grep_impl(env, "needle")
     assert "one_line.txt:2:needle again" in out and max(seen) <= 1_000
-    # the piece holding the match starts with it, at column 10,001; the line goes on past the piece
+    # the piece holding the match starts with it, at column 10,001; the line goes on past the piece,
+    # and its length is the whole line's, read to its end
     first = out.splitlines()[0]
-    assert first.startswith("one_line.txt:1:[match at column 10,001 of 11,000+] …needleyyy")
+    assert first.startswith("one_line.txt:1:[match at column 10,001 of 20,006] …needleyyy")
     assert first.endswith("y…") and len(first) < 520
     assert os.path.getsize(env.cwd / "one_line.txt") > 20_000
 

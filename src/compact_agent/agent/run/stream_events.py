@@ -110,17 +110,31 @@ def _lines_read(lines: list[str]) -> str:
     return plural(len(numbered), "line") if numbered else " ".join(" ".join(lines).split())
 
 
+#: The note a grep or glob stopped with, by what stopped it: its time, its entries, an interrupt, a
+#: pattern or glob too slow on one line or name (search.py, walk.py).
+_STOPPED = re.compile(r"\[(?:grep|glob) (stopped after [\d.,]+ (?:s|entries)|interrupted"
+                      r"|stopped: the (?:pattern|glob) took over [\d.]+ s)")
+_HIDDEN = re.compile(r"^[\d,]+ entr(?:y|ies) hidden by deny_paths")
+
+
 def _found(unit: str) -> Callable[[list[str]], str]:
-    """grep's matches or glob's files, without the notes in brackets (how many, where it stopped)."""
+    """grep's matches or glob's files, without the notes (in brackets, and the count of entries a
+    deny rule hid); why it stopped when it did: its time or an interrupt (the search did not
+    finish), else the cap on what it lists."""
     def summary(lines: list[str]) -> str:
         if not lines or lines[0].startswith("No "):
             return _first_line(lines)
-        found = [ln for ln in lines if not (ln.startswith("[") and ln.endswith("]"))]
-        note = next((ln for ln in lines if ln.startswith("[") and ln.endswith("]")), "")
-        if unit == "file" and (m := re.match(r"\[\d+ of (\d+) files", note)):
-            return plural(int(m.group(1)), "file") + f" ({len(found)} listed)"
+        notes = [ln for ln in lines if ln.startswith("[") and ln.endswith("]")]
+        found = [ln for ln in lines if not (ln.startswith("[") and ln.endswith("]")) and not _HIDDEN.match(ln)]
         n = plural(len(found), unit)
-        return f"{n} (stopped: more not listed)" if note else n
+        for note in notes:
+            if unit == "file" and (m := re.match(r"\[\d+ of (\d+) files", note)):
+                return plural(int(m.group(1)), "file") + f" ({len(found)} listed)"
+            if m := _STOPPED.match(note):
+                return f"{n} ({m.group(1)}; search not finished)"
+            if note.startswith("[stopped at "):
+                return f"{n} (stopped: more not listed)"
+        return n
     return summary
 
 

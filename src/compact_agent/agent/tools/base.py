@@ -91,12 +91,23 @@ def name_line(path: str) -> str:
     return "\u200d".join(path_line(piece) for piece in _EMOJI_JOINER.split(path))
 
 
+def shown_from(cwd: Path) -> Callable[[Path], str]:
+    """`_shown` with the working directory resolved once, for a tool that names many paths (grep's
+    matches, glob's files): resolving it for each name was most of a project-wide search's time."""
+    base = Path(cwd).resolve()
+
+    def shown(p: Path) -> str:
+        try:
+            return p.relative_to(base).as_posix() or "."
+        except ValueError:
+            return str(p)
+
+    return shown
+
+
 def _shown(env: ToolEnv, p: Path) -> str:
     """Path as the model should write it back: relative to cwd when inside, else absolute."""
-    try:
-        return p.relative_to(Path(env.cwd).resolve()).as_posix() or "."
-    except ValueError:
-        return str(p)
+    return shown_from(env.cwd)(p)
 
 
 def _numbered(lines: Iterable[str], first: int) -> str:

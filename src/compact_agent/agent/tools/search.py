@@ -9,7 +9,13 @@ and never holds up Ctrl-C or exit. It opens regular files only: a FIFO or a devi
 never end.
 
 Neither shows what a `deny_paths` rule covers: a denied file is not searched nor listed, a denied
-folder not entered, and one line at the end says how many entries were left out (walk.py).
+folder not entered, and one line at the end says how many entries were left out (walk.py). Inside
+a git work tree, neither looks at what git ignores (ignores.py) unless the path names it, nor
+follows a symlinked folder: a line names what was skipped (search_notes.py).
+
+grep searches a run of lines (BLOCK_CHARS) at once first: where the pattern finds nothing in it,
+no line has a match, and the run costs one search instead of one a line. Where it finds something,
+the lines are searched one by one, so a match is always one line's.
 
 The walk itself (walk.py) is bounded too, for both tools: it is iterative (a tree 10,000 levels deep is
 walked, not a RecursionError), it checks the clock and the interrupt between entries (300,000
@@ -29,9 +35,7 @@ text deep inside a long line is found and seen, not just counted.
 from __future__ import annotations
 
 import io
-import os
 import re
-import stat
 import threading
 import time
 import unicodedata
@@ -51,66 +55,14 @@ from .base import (
     ToolEnv,
     ToolFailure,
     _not_found,
-    _shown,
     hidden_note,
-    name_line,
 )
+from .glob_patterns import MATCH_TIME_S, GlobTooLarge, GlobTooSlow, _expand_braces, _too_large, _too_slow
+from .grep_shown import _Hit
+from .search_files import _FileName, _namer, _readable_inside
+from .search_notes import Skipped, _encodings_note, _then
 from .text_encoding import SNIFF_BYTES, Encoding, sniff
 from .walk import Bound, Found, _walk
-
-
-def _named(env: ToolEnv, p: Path) -> str:
-    """A path as grep and glob name it: as the model writes it back (`_shown`), on its one line. A
-    file name may hold a line break (`x\\nsettings.py:3:PASSWORD = ...`): written as its escape
-    (`name_line`, as a compaction message lists paths, an emoji sequence as it prints), it cannot
-    start a line of its own and pass for a match in another file or a file found."""
-    return name_line(_shown(env, p))
-
-
-MAX_GLOB_PATTERNS = 256
-"""The most patterns a glob's braces may expand to: each brace multiplies them (`{a,b}` twenty times
-is a million), and they were all made before the walk's time bound could say a word."""
-MATCH_TIME_S = 1.0
-"""The most time one name may take to match a glob: nested `**` backtracks (`**/**/…/x` against a
-deep path tried every way to split it), and a match runs between the walk's checks of its bound."""
-
-
-class GlobTooLarge(ValueError):
-    """A glob whose braces expand to more than MAX_GLOB_PATTERNS patterns."""
-
-
-class GlobTooSlow(Exception):
-    """A name took over MATCH_TIME_S to match a glob (`rel` is the name)."""
-
-    def __init__(self, rel: str) -> None:
-        super().__init__(rel)
-        self.rel = rel
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    """Every pattern `{a,b}` stands for, innermost braces first; GlobTooLarge past MAX_GLOB_PATTERNS."""
-    todo, out = [pattern], []
-    while todo:
-        p = todo.pop()
-        m = re.search(r"\{([^{}]*)\}", p)
-        if not m:
-            out.append(p)
-            continue
-        head, tail = p[: m.start()], p[m.end() :]
-        todo += [head + alt + tail for alt in reversed(m.group(1).split(","))]
-        if len(todo) + len(out) > MAX_GLOB_PATTERNS:
-            raise GlobTooLarge(pattern)
-    return out
-
-
-def _too_large(pattern: str) -> str:
-    return (f"the glob {quoted(pattern)} stands for more than {MAX_GLOB_PATTERNS} patterns (each {{a,b}} doubles "
-            "them): use fewer braces, or a * where the names differ")
-
-
-def _too_slow(tool: str, pattern: str, where: str) -> str:
-    return (f"[{tool} stopped: the glob {quoted(pattern)} took over {MATCH_TIME_S:g} s to match {name_line(where)}; "
-            "several ** in one glob try every way to split a deep path, use one]")
 
 
 def _glob_regex(pattern: str) -> regex.Pattern[str]:
@@ -165,7 +117,6 @@ LINE_TIME_S = 1.0
 GREP_TIME_S = 10.0
 GLOB_TIME_S = 10.0
 LINE_MAX_BYTES = 1 << 20
-LINE_SHOWN = 500  # characters of a matching line shown; of a longer one, a window around the match
 
 
 def _lines(fh: Any) -> Iterator[tuple[int, int, str]]:
@@ -194,55 +145,107 @@ def _search(rx: Any, composed: Any, line: str, timeout: float) -> tuple[Any, str
     return composed.search(text, timeout=timeout), text
 
 
-def _shown_line(piece: str, at: int, found: Any) -> str:
-    """A matching line as grep shows it: whole when short, else LINE_SHOWN characters around the
-    first match, after the match's 1-based column and the line's length (`N+` while the line goes
-    on past this piece), with `…` where the line goes on."""
-    text = piece.rstrip()
-    ends = piece.endswith("\n") or len(piece) < LINE_MAX_BYTES  # the last piece of its line
-    if at == 0 and ends and len(text) <= LINE_SHOWN:
-        return text
-    length = at + len(piece.rstrip("\r\n"))
-    start = min(found.start(), len(text))
-    where = f"[match at column {at + start + 1:,} of {length:,}{'' if ends else '+'}] "
-    room = LINE_SHOWN - len(where)
-    span = min(found.end(), len(text)) - start
-    lo = min(max(0, start - max(0, room - span) // 2), max(0, len(text) - room))
-    hi = lo + room
-    before = "…" if lo > 0 or at > 0 else ""
-    after = "…" if hi < len(text) or not ends else ""
-    return f"{where}{before}{text[lo:hi]}{after}"
+BLOCK_CHARS = 1 << 16  # of lines searched at once, so a run with no match costs one search, not one a line
+_LINE_BY_LINE = regex.compile(r"\\[AZzG]|\(\?<!|\(\?[^:)]*[-^]")
+"""What a pattern searched across many lines at once could fail to find that a line alone holds: an
+anchor at the string's start or end (`\\A`, `\\Z`), a negative lookbehind (`(?<!\\n)x` at a line's
+start), or a flag turned off (`(?-m)`). Such a pattern is searched one line at a time only."""
 
 
-def _readable_inside(env: ToolEnv, f: Path) -> Path | None:
-    """Where a file found by the walk is, when it may be read: its resolved target (a symlink in
-    the project may point anywhere) is inside the fence and not denied, and it is a regular file.
-    That resolved path is what is opened (safety/checked_open.py), not the one the walk found."""
+def _across_lines(pattern: str, composed: str) -> tuple[Any, Any] | None:
+    """The pattern (and its composed form) to search a run of lines at once, `^` and `$` at each
+    line's start and end: where it finds nothing, no line of the run has a match. Where it finds
+    something, the lines are searched one by one, so a match is always one line's, as before.
+    None for a pattern such a search could miss a match of (`_LINE_BY_LINE`)."""
+    if _LINE_BY_LINE.search(pattern):
+        return None
     try:
-        real = resolve_path(env.cwd, f)
-        if env.permissions.read_refusal(real) is not None:
-            return None
-        return real if stat.S_ISREG(os.stat(real).st_mode) else None
-    except (OSError, RuntimeError):  # a path too long, a symlink loop
+        rx = regex.compile(pattern, regex.MULTILINE)
+        return rx, (rx if composed == pattern else regex.compile(composed, regex.MULTILINE))
+    except (regex.error, ValueError, OverflowError, RecursionError):
         return None
 
 
-MAX_NAMED = 10  # files named in the line that says which were not UTF-8
+class _FileGrep:
+    """One file's search, line by line, adding its matches to `hits`: one per line, however long,
+    with the line's length; a run of lines the pattern finds nothing in at once is skipped."""
+
+    def __init__(self, rx: Any, composed: Any, bound: Bound, name: _FileName, hits: list[str]) -> None:
+        self.rx, self.composed, self.bound, self.name, self.hits = rx, composed, bound, name, hits
+        self.n = self.at = 0
+        self.piece = ""
+        self.hit: _Hit | None = None  # a match in a line longer than LINE_MAX_BYTES whose end is still to be read
+
+    def where(self) -> str:
+        return f"{self.name()}:{self.n}"
+
+    def run(self, lines: list[tuple[int, int, str]], block: tuple[Any, Any] | None) -> str | None:
+        """Search a run of lines: None to go on, else the note the search stops with ('' for none)."""
+        if self.hit is None and block is not None:
+            self.n = lines[0][0]
+            if self.bound.exceeded(self.where):
+                return ""
+            try:
+                found, _ = _search(*block, "".join(piece for _, _, piece in lines), min(LINE_TIME_S, self.bound.left()))
+            except TimeoutError:
+                found = True  # searched line by line, each under its own limit
+            if not found:
+                self.n, self.at, self.piece = lines[-1]
+                return None
+        for line in lines:
+            if (stop := self.line(*line)) is not None:
+                return stop
+        return None
+
+    def line(self, n: int, at: int, piece: str) -> str | None:
+        self.n, self.at, self.piece = n, at, piece
+        if self.bound.exceeded(self.where):
+            return ""
+        if self.hit is None:  # once a line has a match, the rest of it is only read for its length
+            per_line = min(LINE_TIME_S, self.bound.left())
+            try:
+                found, text = _search(self.rx, self.composed, piece, per_line)
+            except TimeoutError:
+                if per_line < LINE_TIME_S:  # what ran out is the search's time, not the pattern's own
+                    self.bound.ran_out(self.where())
+                    return ""
+                return (f"[grep stopped: the pattern took over {LINE_TIME_S:g} s on {self.where()}; nested "
+                        "repetition like (a+)+ backtracks exponentially, simplify it]")
+            if not found:
+                return None
+            self.hit = _Hit(n, text, piece, at, found)
+        if piece.endswith("\n") or len(piece) < LINE_MAX_BYTES:  # the line's last piece
+            length = at + len(piece.rstrip("\n"))
+            self.hits.append(f"{self.name()}:{self.hit.shown(length)}")
+            self.hit = None
+            if len(self.hits) > MAX_MATCHES:
+                return ""
+        return None
+
+    def finish(self) -> None:
+        """The file ended, or the search stopped, inside a long line with a match: that match too."""
+        if self.hit is not None:
+            self.hits.append(f"{self.name()}:{self.hit.shown(self.at + len(self.piece), more=bool(self.bound.why))}")
 
 
-def _encodings_note(read_as: dict[str, Encoding]) -> str:
-    """The line naming the files with a match whose text is in an encoding other tools read as bytes."""
-    if not read_as:
-        return ""
-    names = [f"{name} ({enc.label})" for name, enc in list(read_as.items())[:MAX_NAMED]]
-    more = f" and {len(read_as) - MAX_NAMED} more" if len(read_as) > MAX_NAMED else ""
-    return (f"[not UTF-8: the lines above are read in each file's encoding, which edits keep: "
-            f"{', '.join(names)}{more}]")
-
-
-def _then(text: str, note: str) -> str:
-    """`text`, and `note` on a line after it when there is one (how many entries a deny rule hid)."""
-    return f"{text}\n{note}" if note else text
+def _grep_lines(fh: Any, rx: Any, composed: Any, block: tuple[Any, Any] | None, bound: Bound,
+                name: _FileName, hits: list[str]) -> str:
+    """Search one open file into `hits`; the note that stops the whole search when the pattern takes
+    too long on a line, else '' (`bound.why` says when the search's time ran out or it was stopped)."""
+    grep = _FileGrep(rx, composed, bound, name, hits)
+    run: list[tuple[int, int, str]] = []
+    size = 0
+    for line in _lines(fh):
+        run.append(line)
+        size += len(line[2])
+        if size >= BLOCK_CHARS:
+            if (stop := grep.run(run, block)) is not None:
+                grep.finish()
+                return stop
+            run, size = [], 0
+    stop = grep.run(run, block) if run else None
+    grep.finish()
+    return stop or ""
 
 
 def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | None = None,
@@ -254,12 +257,14 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return ToolFailure(f"invalid regex {quoted(pattern)}: {e}")
     except RecursionError:  # `((((…` hundreds deep: the parser's words were 'maximum recursion depth exceeded'
         return ToolFailure(f"invalid regex {quoted(pattern)}: groups nested too deeply")
+    block = _across_lines(pattern, nfc(pattern))
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
         return NotRun(refusal)
     if not root.exists():
         return _not_found(env, root)
-    bound = Bound(GREP_TIME_S, stop, clock)
+    named = _namer(env)
+    bound = Bound(GREP_TIME_S, stop, clock, name=named)
     files = [Found(root, root.name)] if root.is_file() else _walk(
         root, bound=bound, prune=env.permissions.is_private, hide=lambda p: env.permissions.own_deny_rule(p) is not None)
     try:
@@ -270,18 +275,24 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     hits: list[str] = []
     cut = ""
     left_out = 0  # entries a deny rule hides: not searched, and counted in one line
+    skipped = Skipped(named)  # entries git ignores, symlinked folders: not searched, and named
     read_as: dict[str, Encoding] = {}  # files with a match, in an encoding the shell's tools read as bytes
-    for f, rel, denied, folder in files:
+    for entry in files:
+        f = entry.path
         try:
-            if not folder and name_ok and not name_ok(f.name if by_name else rel):
+            if not entry.folder and name_ok and not name_ok(f.name if by_name else entry.rel):
                 continue
         except GlobTooSlow as e:
             cut = _too_slow("grep", glob or "", e.rel)
             break
-        if denied:
+        if entry.hidden:
             left_out += 1
             continue
-        if bound.exceeded(rel):
+        if entry.ignored or entry.link:
+            skipped.add(entry)
+            continue
+        name = _FileName(named, f)
+        if bound.exceeded(name):
             break
         if (real := _readable_inside(env, f)) is None:
             continue
@@ -291,27 +302,11 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
                     continue
                 raw.seek(0)
                 codec, errors = enc.stream
-                fh = io.TextIOWrapper(raw, encoding=codec, errors=errors)
-                for n, at, line in _lines(fh):
-                    if bound.exceeded(f"{_named(env, f)}:{n}"):
-                        break
-                    left = bound.left()
-                    try:
-                        found, text = _search(rx, composed, line, min(LINE_TIME_S, left))
-                    except TimeoutError:
-                        cut = (f"[grep stopped: the pattern took over {min(LINE_TIME_S, left):g} s on "
-                               f"{_named(env, f)}:{n}; nested repetition like (a+)+ backtracks "
-                               "exponentially, simplify it]")
-                        break
-                    if found:
-                        shown = _shown_line(text, at, found)
-                        if text is not line and shown == text.rstrip():  # the whole line: as the file has it
-                            shown = line.rstrip()
-                        hits.append(f"{_named(env, f)}:{n}:{shown}")
-                        if enc.cjk or (enc.wide and not enc.bom):
-                            read_as[_named(env, f)] = enc
-                        if len(hits) > MAX_MATCHES:
-                            break
+                before = len(hits)
+                cut = _grep_lines(io.TextIOWrapper(raw, encoding=codec, errors=errors), rx, composed, block, bound,
+                                  name, hits)
+                if len(hits) > before and (enc.cjk or (enc.wide and not enc.bom)):
+                    read_as[name()] = enc
         except OSError:
             continue
         if len(hits) > MAX_MATCHES or cut or bound.why:
@@ -320,10 +315,11 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         cut = f"[grep {bound.why}; the matches above are the ones found so far: narrow the path or the glob]"
     note = f"{hidden_note(left_out)}, not searched" if left_out else ""
     note = _then(_encodings_note(read_as), note) if read_as else note
+    note = _then(skipped.note("searched"), note) if skipped.ignored or skipped.links else note
     if cut:
         return _then("\n".join([*hits[:MAX_MATCHES], cut]), note)
     if not hits:
-        return _then(f"No matches for {quoted(pattern)} in {_named(env, root)}" + (
+        return _then(f"No matches for {quoted(pattern)} in {named(root)}" + (
             f" (files matching {glob})" if glob else ""
         ), note)
     if len(hits) > MAX_MATCHES:
@@ -332,7 +328,6 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
             + f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or path]", note
         )
     return _then("\n".join(hits), note)
-
 
 
 def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threading.Event | None = None,
@@ -345,22 +340,28 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     if refusal := env.permissions.read_refusal(root):
         return NotRun(refusal)
     rest = "/".join(parts[fixed:])
+    named = _namer(env)
     if not root.is_dir():
-        return ToolFailure(f"Directory not found: {_named(env, root)}")
+        return ToolFailure(f"Directory not found: {named(root)}")
     try:
         match = _matcher(rest)
     except GlobTooLarge:
         return ToolFailure(_too_large(pattern))
     depth = None if "**" in rest else rest.count("/") + 1
-    bound = Bound(GLOB_TIME_S, stop, clock)
+    bound = Bound(GLOB_TIME_S, stop, clock, name=named)
     found: list[Path] = []
     slow = ""
     left_out = 0  # entries a deny rule hides: not listed, and counted in one line
+    skipped = Skipped(named)  # entries git ignores, symlinked folders: not listed, and named
     try:
         for f in _walk(root, depth, bound, env.permissions.is_private, lambda p: env.permissions.own_deny_rule(p) is not None):
-            if f.folder or (f.hidden and match(f.rel)):
+            if not (f.folder or match(f.rel)):
+                continue
+            if f.hidden:
                 left_out += 1
-            elif not f.hidden and match(f.rel):
+            elif f.ignored or f.link:
+                skipped.add(f)
+            else:
                 found.append(f.path)
     except GlobTooSlow as e:
         slow = _too_slow("glob", pattern, e.rel)
@@ -374,9 +375,11 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     found.sort(key=lambda f: (-mtime(f), str(f)))
     note = slow or (f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]"
                     if bound.why else "")
+    after = _then(skipped.note("listed"), hidden_note(left_out)) if skipped.ignored or skipped.links \
+        else hidden_note(left_out)
     if not found:
-        return _then(note or f"No files match {quoted(pattern)} under {_named(env, root)}", hidden_note(left_out))
-    shown = [_named(env, f) for f in found[:MAX_GLOB_RESULTS]]
-    if len(found) > MAX_GLOB_RESULTS:
+        return _then(note or f"No files match {quoted(pattern)} under {named(root)}", after)
+    shown = [named(f) for f in found[:MAX_GLOB_RESULTS]]
+    if len(shown) < len(found):
         shown.append(f"[{MAX_GLOB_RESULTS} of {len(found)} files shown, newest first; narrow the pattern]")
-    return _then("\n".join([*shown, note] if note else shown), hidden_note(left_out))
+    return _then("\n".join([*shown, note] if note else shown), after)
