@@ -64,3 +64,26 @@ async def test_bash_whose_working_directory_goes_while_it_is_approved(project: P
     env.permissions = Permissions(project, "ask", ask=ask)
     out = await call(env, "bash", command="pwd")
     assert out.startswith(f"bash: the working directory {project} {GONE}"), out
+
+
+@pytest.mark.parametrize("tool,args", [
+    ("read_file", {"path": "a.py"}),
+    ("edit_file", {"path": "a.py", "old_string": "a", "new_string": "b"}),
+    ("grep", {"pattern": "print"}),
+], ids=lambda x: x if isinstance(x, str) else "")
+async def test_a_file_tool_in_a_working_directory_gone_names_it(project: Path, tmp_path: Path, tool: str,
+                                                                 args: dict[str, str]) -> None:
+    env = make_env(project)
+    project.rename(tmp_path / "moved")
+    out = await call(env, tool, **args)
+    assert f"the working directory {project} {GONE}" in out and "\n" not in out, out
+    assert not project.exists()
+
+
+async def test_a_missing_file_outside_the_working_directory_gone_is_not_found(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    env = make_env(project)
+    env.permissions = Permissions(project, "yes", extra_dirs=[tmp_path / "shared"])
+    project.rename(tmp_path / "moved")
+    out = await call(env, "read_file", path=str(tmp_path / "shared" / "none.py"))
+    assert out.startswith("File not found:") and "working directory" not in out, out

@@ -19,7 +19,7 @@ from ... import secrets
 from ...config import Settings
 from ...context.compaction.summary import path_line
 from ...session.store import utf8_safe
-from ..safety.checked_open import names_in
+from ..safety.checked_open import names_in, workdir_gone
 from ..safety.permissions import Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
@@ -130,6 +130,9 @@ def hidden_note(n: int) -> str:
 
 
 def _not_found(env: ToolEnv, p: Path) -> str:
+    # In the working directory moved or deleted meanwhile, every file is missing: that is said instead.
+    if p.is_relative_to(Path(env.cwd).resolve()) and (gone := workdir_gone(env.cwd)) is not None:
+        return ToolFailure(f"{name_line(_shown(env, p))} not found: {gone.strerror}")
     msg = ToolFailure(f"File not found: {_shown(env, p)}")
     # Names from inside the fence only: the folder above a dir granted with extra_dirs is outside it;
     # and none a deny rule covers (`hidden`).
