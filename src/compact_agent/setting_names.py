@@ -26,6 +26,22 @@ OTHER_VARIABLES = frozenset({"COMPACT_AGENT_HOME", "COMPACT_AGENT_CONFIG", "COMP
 #: read from the provider's own variable (models.api_key_for), never one for all providers: it would
 #: be sent to whichever endpoint the model names. (It is still kept out of files and of the commands
 #: the agent runs: secrets.KEY_VARS.)
+#: Settings of the library's CompactionSettings that the terminal agent does not take, and why: a
+#: file, a variable or `analyze --set` naming one is told so, not that there is no such setting.
+LIBRARY_ONLY = {"file_tools": "a setting of the library's CompactionSettings only, naming an application's own "
+                              "tools that write files; the terminal agent's are its own write_file and edit_file, "
+                              "and the analyzer knows the coding tools' names"}
+
+
+def unknown_setting(key: str, shown: str | None = None, prefix: str = "") -> str:
+    """`unknown setting modle (did you mean model?)`, or for a setting of the library only (LIBRARY_ONLY)
+    `file_tools is a setting of the library's …`; `shown` is how the key is named (`compaction.file_tools`)."""
+    named = shown or key
+    if key in LIBRARY_ONLY:
+        return f"{named} is {LIBRARY_ONLY[key]}"
+    return f"unknown setting {named}{did_you_mean(key, prefix)}"
+
+
 NOT_READ = {"COMPACT_AGENT_API_KEY": "a key is read from DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY "
                                      "(the model's provider's), or given with --api-key"}
 
@@ -69,6 +85,8 @@ def unknown_variables(environ: Mapping[str, str], user_file: Path) -> list[str]:
             continue
         if key in FILE_ONLY:
             warnings.append(f"{name}: {key} is read only from the user file ({user_file}); ignored")
+        elif key in LIBRARY_ONLY:
+            warnings.append(f"{name}: {key} is {LIBRARY_ONLY[key]}; ignored")
         else:
             warnings.append(f"unknown setting variable {name}{did_you_mean(key, ENV_PREFIX)}; ignored")
     return warnings

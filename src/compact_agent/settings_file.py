@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 from .config import LISTS, GivenOnly, Settings
 from .secrets import hide_url_passwords
-from .setting_names import ALIASES, FILE_ONLY, did_you_mean, unknown_variables
+from .setting_names import ALIASES, FILE_ONLY, unknown_setting, unknown_variables
 from .setting_values import Bad, bad_values, said, shown, toml_text
 from .settings_checks import (
     MERGED,
@@ -154,9 +154,9 @@ def flatten(doc: dict[str, Any], where: str, warnings: list[str]) -> dict[str, A
                 if known(k):
                     put(k, v)
                 else:
-                    warnings.append(f"{where}: unknown setting {key}.{k}{did_you_mean(k)}; ignored")
+                    warnings.append(f"{where}: {unknown_setting(k, f'{key}.{k}')}; ignored")
         else:
-            warnings.append(f"{where}: unknown setting {key}{did_you_mean(key)}; ignored")
+            warnings.append(f"{where}: {unknown_setting(key)}; ignored")
 
     for key, value in doc.items():
         take(key, value)

@@ -56,6 +56,11 @@ def parse(given: Sequence[str]) -> dict[str, Any]:
             raise SetError(f"--set {item}: expected NAME=VALUE, a setting of the pipeline and its value "
                            "(e.g. --set stall_wait_usd=0)")
         if name not in PIPELINE:
+            from ..setting_names import LIBRARY_ONLY
+
+            if name in LIBRARY_ONLY:
+                raise SetError(f"--set {item}: {name} is {LIBRARY_ONLY[name]}; --set takes the terminal agent's "
+                               f"settings of the pipeline ({PIPELINE[0]} to {PIPELINE[-1]})")
             what = ("is not a setting of the pipeline the replay runs" if name in Settings.model_fields
                     else "is no setting")
             hint = meant(name, PIPELINE) or f"; --set takes one of {', '.join(PIPELINE)}"  # a typo: its fix alone
