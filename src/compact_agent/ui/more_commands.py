@@ -6,8 +6,9 @@ Registered into the slash-command table from here (commands.py imports this modu
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -37,10 +38,15 @@ async def _init(s: AgentSession, args: str, c: Console) -> None:
     repl = current_repl()
     path = s.cwd / "AGENTS.md"
     before = _read(path)
-    if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
-        await s.run_turn(INIT_PROMPT + (f"\n{args}" if args else ""))
-    else:
-        await repl.turn(INIT_PROMPT + (f"\n{args}" if args else ""))
+    told = s.env.on_change
+    s.env.on_change = _asked_for(path, told)
+    try:
+        if repl is None:  # outside the REPL loop (a test dispatching directly): a plain turn
+            await s.run_turn(INIT_PROMPT + (f"\n{args}" if args else ""))
+        else:
+            await repl.turn(INIT_PROMPT + (f"\n{args}" if args else ""))
+    finally:
+        s.env.on_change = told
     after = _read(path)
     # What the turn did to it: one that was there already, left as it was (the write declined, the
     # turn stopped), was said to be written.
@@ -49,6 +55,22 @@ async def _init(s: AgentSession, args: str, c: Console) -> None:
             f"updated {path}; it goes into the system prompt of new sessions" if after != before else
             f"{path} was not changed")
     c.print(said, soft_wrap=True, markup=False, highlight=False)  # a path, whole
+
+
+def _asked_for(path: Path, told: Callable[[str, dict[str, Any]], None] | None) -> Callable[[str, dict[str, Any]], None] | None:
+    """`told` (the session's on_change) with the AGENTS.md /init asks for taken as asked for: the user
+    typed /init, so its write (with --yes, or a tool allowed whole) is no instruction file the model
+    wrote unasked (permissions.changed_note), said as such and listed among the files changed
+    unasked. Another instruction file the turn writes still is."""
+    if told is None:
+        return None
+    asked = path.resolve()
+
+    def on_change(tool: str, info: dict[str, Any]) -> None:
+        if "instruction" in info and Path(str(info.get("path", ""))).resolve() == asked:
+            info = {k: v for k, v in info.items() if k not in ("instruction", "unasked", "custom_command")}
+        told(tool, info)
+    return on_change
 
 
 def _read(path: Path) -> bytes | None:
