@@ -208,8 +208,9 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
             c.print(f"  {i}. ({size})", markup=False, highlight=False)
             render.path_line(c, p, indent="     ")
     _left_out(found.left_out, c)
-    c.print("/memory N opens one in $EDITOR (new sessions read it again); /notes shows the session notes",
-            style="dim")
+    opens = ("/memory N opens one in $EDITOR (new sessions read it again)" if current_repl() is not None
+             else "/memory N prints its path (the REPL's /memory N opens it in $EDITOR)")  # print mode: no editor
+    c.print(f"{opens}; /notes shows the session notes", style="dim")
 
 
 def _left_out(lines: list[str], c: Console) -> None:
