@@ -36,7 +36,7 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _full(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+def _full(path: Path, data: bytes, mode: int | None = None, **_: Any) -> None:
     raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
 
@@ -50,9 +50,9 @@ def test_a_first_write_in_a_turn_writes_the_list_once_before_the_file(tmp_path: 
         lists.append(json.loads(data)) if Path(path).name == "checkpoints.json" else None
         atomic_write_bytes(path, data, mode)
 
-    def file_write(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+    def file_write(path: Path, data: bytes, mode: int | None = None, **how: Any) -> None:
         on_disk.append(json.loads(index.read_bytes())["checkpoints"][-1])
-        atomic_write_bytes(path, data, mode, checked=checked)
+        atomic_write_bytes(path, data, mode, **how)
 
     monkeypatch.setattr(checkpoint_store, "atomic_write_bytes", list_write)
     monkeypatch.setattr(edits, "atomic_write_bytes", file_write)
@@ -137,7 +137,7 @@ def _second_write_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, lan
             raise _Killed  # the file is on disk, the list after it is not
         atomic_write_bytes(path, data, mode)
 
-    def killed_before_the_file(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+    def killed_before_the_file(path: Path, data: bytes, mode: int | None = None, **_: Any) -> None:
         raise _Killed
 
     monkeypatch.setattr(checkpoint_store, "atomic_write_bytes", killed_once_written)

@@ -111,17 +111,19 @@ async def test_write_file_refuses_a_folder_swapped_for_a_link(env: ToolEnv, work
     assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]  # nothing written there, no temp file
 
 
-async def test_write_file_replaces_a_link_swapped_in_at_the_end_instead_of_writing_through_it(
+async def test_write_file_writes_nothing_through_a_link_swapped_in_at_the_end(
         env: ToolEnv, work: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new file's name taken by a link after the check: nothing is written through it, and, as for
+    any file made there since the model looked, nothing over it either (edits.py's `_commit`)."""
     (work / "sub").mkdir()
     (outside / "notes.txt").chmod(0o751)
     swap_once(monkeypatch, work / "sub", lambda: (work / "sub" / "new.txt").symlink_to(outside / "notes.txt"))
     out = await call(env, "write_file", path="sub/new.txt", content="written\n")
-    assert out == "Created sub/new.txt (1 line).", out
+    assert out.startswith("refused: sub/new.txt was made by another while this write waited"), out
     assert (outside / "notes.txt").read_text() == f"{SECRET}\n"
-    assert not (work / "sub" / "new.txt").is_symlink()
-    assert (work / "sub" / "new.txt").read_text() == "written\n"
-    assert stat.S_IMODE((work / "sub" / "new.txt").stat().st_mode) != 0o751  # nor takes the target's mode
+    assert stat.S_IMODE((outside / "notes.txt").stat().st_mode) == 0o751
+    assert (work / "sub" / "new.txt").is_symlink()  # left as the other left it
+    assert sorted(p.name for p in (work / "sub").iterdir()) == ["new.txt"]  # no temp file left
 
 
 async def test_grep_skips_a_file_swapped_for_a_link(env: ToolEnv, work: Path, outside: Path,

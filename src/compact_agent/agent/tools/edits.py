@@ -11,13 +11,16 @@ of one file.
 from __future__ import annotations
 
 import difflib
+import errno
 import logging
+import os
 import re
+import stat
 import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..safety.checked_open import Swapped, make_folders, read_checked
+from ..safety.checked_open import Swapped, make_folders, open_checked, read_checked
 from ..safety.permissions import Decision, resolve_path
 from .base import (
     MAX_LINE_CHARS,
@@ -30,7 +33,7 @@ from .base import (
     _numbered,
     _shown,
 )
-from .file_state import atomic_write_bytes
+from .file_state import Changed, atomic_write_bytes, read_all
 from .legacy_text import foreign_to_cjk
 from .line_endings import BREAK, NAMES, break_count, dominant, lines, with_ending
 from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
@@ -113,8 +116,9 @@ def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     return None
 
 
-def _file_text(shown: str, p: Path) -> tuple[str, Encoding] | ToolFailure:
-    """The whole text of an existing file and its encoding, decoded as read_file decodes it."""
+def _file_text(shown: str, p: Path) -> tuple[str, Encoding, bytes] | ToolFailure:
+    """The whole text of an existing file, its encoding, and its bytes (what the change is made
+    from: the write checks the file still holds them), decoded as read_file decodes it."""
     raw = read_checked(p)  # opened as the fence checked it (safety/checked_open.py)
     if (enc := sniff(raw[:SNIFF_BYTES])) is None:
         return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
@@ -122,7 +126,21 @@ def _file_text(shown: str, p: Path) -> tuple[str, Encoding] | ToolFailure:
         if not enc.bom:  # UTF-16 without a mark in its first bytes only
             return ToolFailure(f"refused: {shown} is a binary file ({len(raw)} bytes); only text files are edited.")
         return ToolFailure(f"refused: {shown} starts with a {enc.name} byte-order mark but is not {enc.name} text.")
-    return decoded
+    return (*decoded, raw)
+
+
+def _read_only(env: ToolEnv, p: Path) -> ToolFailure | None:
+    """Refused when the user made the file read-only: no write bit for anyone, or none for its owner
+    when that is us (a rename over it needs only the folder's, so it went through; root too)."""
+    try:
+        st = os.stat(p, follow_symlinks=False)
+    except OSError:
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o222 and not (st.st_uid == os.geteuid() and not mode & stat.S_IWUSR) and os.access(p, os.W_OK):
+        return None
+    return ToolFailure(f"refused: {_shown(env, p)} is read-only (mode {mode:04o}); make it writable first if it "
+                       "should change.")
 
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f\udc80-\udcff]")  # a character past ASCII, not a byte kept as it was
@@ -166,19 +184,35 @@ def _kept(enc: Encoding) -> str:
     return "" if enc == UTF8 else f", kept as {enc.label}"
 
 
-def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
-    """Checkpoint, write atomically, and remember the new mtime so the next edit needs no re-read.
+def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) -> ToolFailure | str:
+    """Checkpoint, write, and remember the new version so the next edit needs no re-read; what the
+    result adds ("" or that it was written in place), or why nothing was written.
 
-    A failed write names the file the model asked for, not the temp file beside it."""
+    The file must still hold `was`, what the change was made from (None: be absent): the user may
+    have saved it, or made it, while asked about the change. A file with other names (hard links)
+    is written in place, so they see the change too; any other atomically (temp file, fsync,
+    rename). A failed write names the file the model asked for, not the temp file beside it."""
+    if was is not None and (refusal := _read_only(env, p)):  # made read-only while the user was asked
+        return refusal
     if env.checkpoints is not None:  # saved with what the write leaves: a rewind keeps a version changed since
         env.checkpoints.before_write(p, data)
-    written = False
+    written, note = False, ""
     try:
         make_folders(p.parent)  # none through a link swapped in since the check (safety/checked_open.py)
-        atomic_write_bytes(p, data, checked=True)
+        if was is not None and (names := _names(p)) > 1:
+            write_in_place(p, data, was)
+            note = f", written in place: the file has {names} names (hard links), and each shows the change"
+        else:
+            atomic_write_bytes(p, data, checked=True, expect=True, holding=was)
         written = True
     except Swapped:
         raise  # said by the toolset: refused, not a failed write
+    except Changed:
+        if was is None:
+            return ToolFailure(f"refused: {_shown(env, p)} was made by another while this write waited (while the user "
+                               "was asked about it, say); nothing was written. Read it before you overwrite it.")
+        return ToolFailure(f"refused: {_shown(env, p)} was changed on disk after this {verb} was made from it (while the "
+                           f"user was asked about it, say); nothing was written. Read it again before you {verb} it.")
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
     finally:
@@ -187,10 +221,10 @@ def _commit(env: ToolEnv, p: Path, data: bytes) -> ToolFailure | None:
     prev = env.read_state.get(p)
     mtime = p.stat().st_mtime_ns
     if prev is None:
-        env.read_state.record(p, mtime)
+        env.read_state.record(p, mtime, written=data)
     else:
-        env.read_state.record(p, mtime, prev.partial, offset=prev.offset, limit=prev.limit)
-    return None
+        env.read_state.record(p, mtime, prev.partial, offset=prev.offset, limit=prev.limit, written=data)
+    return note
 
 
 def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
@@ -201,15 +235,15 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     if p.is_dir():
         return ToolFailure(f"{shown} is a directory; give a file path.")
     existed = p.exists()
-    old, enc = "", UTF8
+    old, enc, raw = "", UTF8, None
     if existed:
         if env.read_state.get(p) is None:
             return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
-        if refusal := _guard_current(env, p, "overwrite"):
+        if refusal := _guard_current(env, p, "overwrite") or _read_only(env, p):
             return NotRun(refusal)
         if isinstance(current := _file_text(shown, p), ToolFailure):
             return current
-        old, enc = current
+        old, enc, raw = current
     # Over an existing file, the model's line breaks are written as the file's (a CRLF file stays CRLF).
     content, converted = with_ending(content, dominant(old)) if existed else (content, False)
     if isinstance(data := _encoded(shown, content, enc, old), ToolFailure):
@@ -221,14 +255,14 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     decision = env.permissions.decide("write_file", detail, path=p, named=path)
     if decision.refusal:
         return ToolFailure(decision.refusal)
-    if failed := _commit(env, p, data):
-        return failed
+    if isinstance(note := _commit(env, p, data, raw, "overwrite" if existed else "write"), ToolFailure):
+        return note
     _notify(
         env, "write_file", {"path": str(p), "rel": shown, "created": not existed, "lines": n, "diff": diff,
                             **_instruction(decision)}
     )
     endings = _written_as({dominant(old)} if converted else set())
-    return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)}{endings})."
+    return f"{'Overwrote' if existed else 'Created'} {shown} ({size}{_kept(enc)}{endings}{note})."
 
 
 def edit_file_impl(
@@ -247,11 +281,11 @@ def edit_file_impl(
             return ToolFailure(f"{shown} is a directory; give a file path.")
         # a FIFO, a socket, a device: there, but no text to edit ("not found … did you mean: it?")
         return ToolFailure(f"{shown} is not a regular file; it cannot be edited.") if p.exists() else _not_found(env, p)
-    if refusal := _guard_current(env, p, "edit"):
+    if refusal := _guard_current(env, p, "edit") or _read_only(env, p):
         return NotRun(refusal)
     if isinstance(current := _file_text(shown, p), ToolFailure):
         return current
-    text, enc = current
+    text, enc, raw = current
     matches = list(_old_pattern(old_string).finditer(text))
     form = ""  # old_string found in another Unicode form than the model's: what the result says
     if not matches and not old_string.isascii() and (matches := list(_either_form(old_string).finditer(text))):
@@ -275,8 +309,8 @@ def edit_file_impl(
     decision = env.permissions.decide("edit_file", f"edit {shown}\n{diff}", path=p, named=path)
     if decision.refusal:
         return ToolFailure(decision.refusal)
-    if failed := _commit(env, p, data):
-        return failed
+    if isinstance(note := _commit(env, p, data, raw, "edit"), ToolFailure):
+        return note
     count = found if replace_all else 1
     _notify(env, "edit_file", {"path": str(p), "rel": shown, "replacements": count, "diff": diff,
                                **_instruction(decision)})
@@ -286,7 +320,36 @@ def edit_file_impl(
     hi = min(len(shown_lines), line + break_count(new_string) + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
     snippet = _numbered((shown_text(ln[:MAX_LINE_CHARS]) for ln in shown_lines[lo - 1 : hi]), lo)
     what = f"{count} replacements" if count > 1 else "1 replacement"
-    return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}{form}); lines {lo}-{hi} now read:\n{snippet}"
+    return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}{form}{note}); lines {lo}-{hi} now read:\n{snippet}"
+
+
+def _names(p: Path) -> int:
+    """How many names (hard links) the file at `p` has; 1 when it is gone (the write says so)."""
+    try:
+        return os.stat(p, follow_symlinks=False).st_nlink
+    except OSError:
+        return 1
+
+
+def write_in_place(path: Path, data: bytes, was: bytes) -> None:
+    """Write `data` over the resolved, checked file `path`, which must still hold `was` (Changed),
+    into the file itself: one with other names (hard links), whom a rename would leave holding the
+    old text. Not atomic: a SIGTERM, SIGHUP or Ctrl-C waits for the end of the write, a crash or a
+    power cut in its middle can leave it part-written (a checkpoint keeps the version before)."""
+    from ...stop_signals import held  # not at the start: it is loaded before anything heavy
+
+    fd = open_checked(path, os.O_RDWR | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or read_all(fd, len(was)) != was:
+            raise Changed(errno.ESTALE, "changed since it was read", str(path))
+        with held():
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, data[done:], done)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _replaced(text: str, matches: list[re.Match[str]], new: str) -> tuple[str, set[str]]:

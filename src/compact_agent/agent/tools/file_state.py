@@ -14,6 +14,7 @@ a crash or a full disk leaves the old file, never half a new one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -28,7 +29,7 @@ from typing import Any, TypeVar
 from pydantic_ai.messages import ModelMessage
 
 from ...context.compaction.ledger import reads
-from ...regular_file import read_own
+from ...regular_file import open_regular, read_own
 from ...session.store import atomic_write
 from ..safety.checked_open import open_folder, swapped, where_opened
 from . import temp_files
@@ -38,7 +39,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class FileRead:
-    """One recorded read: the file's mtime then, and which slice of it the model saw."""
+    """One recorded read: the file's version then (mtime, size, SHA-256 up to `DIGEST_BYTES`), which
+    slice of it the model saw, and whether it saw parts of two versions (`mixed`, see `record`)."""
 
     path: Path
     mtime_ns: int
@@ -46,6 +48,15 @@ class FileRead:
     offset: int | None = None
     limit: int | None = None
     time: float = 0.0
+    size: int | None = None
+    digest: str | None = None
+    mixed: bool = False
+
+    def same_version(self, other: FileRead) -> bool:
+        """Whether the two reads saw one version of the file (what either does not know is not compared)."""
+        return (self.mtime_ns == other.mtime_ns
+                and (self.size is None or other.size is None or self.size == other.size)
+                and (self.digest is None or other.digest is None or self.digest == other.digest))
 
 
 def _key(path: Path | str) -> Path:
@@ -79,12 +90,19 @@ class ReadFileState:
         *,
         offset: int | None = None,
         limit: int | None = None,
+        written: bytes | None = None,
     ) -> FileRead:
-        """Note a read (or a write by our own tools); it becomes the newest entry."""
+        """Note a read (or a write of the bytes `written` by our own tools) as the newest entry, with
+        the file's size and digest if its mtime is still `mtime_ns`. A part read of another version
+        than the read before makes it `mixed`, not current until read again: lines 1-2 read before the
+        user changed line 2, lines 3-10 after, and a whole file written from both put line 2 back."""
         key = _key(path)
-        self._reads.pop(key, None)
+        before = self._reads.pop(key, None)
         self.summarised.discard(key)
-        entry = FileRead(key, int(mtime_ns), bool(partial), offset, limit, time.time())
+        size, digest = (len(written), hashlib.sha256(written).hexdigest()) if written is not None else _version(key, int(mtime_ns))
+        entry = FileRead(key, int(mtime_ns), bool(partial), offset, limit, time.time(), size, digest)
+        if written is None and partial and before is not None and not before.same_version(entry):
+            entry = replace(entry, mixed=True)
         self._reads[key] = entry
         return entry
 
@@ -92,14 +110,18 @@ class ReadFileState:
         return self._reads.get(_key(path))
 
     def is_current(self, path: Path | str) -> bool:
-        """True when the file was read and is unchanged on disk since; partial reads count."""
+        """True when the file was read and is unchanged since (mtime, size, and the digest: an mtime
+        put back with `touch -r`, or a coarse clock's); partial reads count unless `mixed`."""
         entry = self.get(path)
-        if entry is None:
+        if entry is None or entry.mixed:
             return False
         try:
-            return os.stat(entry.path).st_mtime_ns == entry.mtime_ns
+            st = os.stat(entry.path)
         except OSError:
             return False
+        if st.st_mtime_ns != entry.mtime_ns or (entry.size is not None and st.st_size != entry.size):
+            return False
+        return entry.digest is None or _digest(entry.path, DIGEST_BYTES) == entry.digest
 
     def paths(self) -> list[Path]:
         """Read paths from the oldest read to the newest."""
@@ -128,7 +150,8 @@ class ReadFileState:
     def current_json(self) -> bytes:
         """The reads whose file is unchanged since, as JSON, each with the hash of what the file
         holds (up to `HASHED_BYTES`): what a checkpoint keeps of them."""
-        files = [{**asdict(r), "path": str(r.path), "sha256": _digest(r.path)}
+        files = [{**asdict(r), "path": str(r.path),
+                  "sha256": r.digest if r.digest is not None and (r.size or 0) <= HASHED_BYTES else _digest(r.path)}
                  for r in self._reads.values() if self.is_current(r.path)]
         return json.dumps({"version": 1, "files": files}).encode()
 
@@ -151,7 +174,9 @@ class ReadFileState:
                 if seen is None or _digest(key) != seen:
                     continue
                 try:
-                    entry = replace(entry, path=key, mtime_ns=os.stat(key).st_mtime_ns)
+                    st = os.stat(key)
+                    entry = replace(entry, path=key, mtime_ns=st.st_mtime_ns, size=st.st_size, digest=seen,
+                                    mixed=False)
                 except OSError:
                     continue
             self._reads[key] = entry
@@ -174,6 +199,9 @@ class ReadFileState:
                     offset=item.get("offset"),
                     limit=item.get("limit"),
                     time=float(item.get("time", 0.0)),
+                    size=None if item.get("size") is None else int(item["size"]),
+                    digest=item["digest"] if isinstance(item.get("digest"), str) else None,
+                    mixed=bool(item.get("mixed", False)),
                 )
             except (KeyError, TypeError, ValueError):
                 continue
@@ -184,6 +212,8 @@ class ReadFileState:
 
 #: A read file larger than this is not hashed for a checkpoint: a rewind then asks for it to be read again.
 HASHED_BYTES = 1 << 20
+#: A read file up to this is hashed when read and when an edit asks if it is current (~6 ms for 4 MB).
+DIGEST_BYTES = 4 << 20
 
 
 class HeldReads:
@@ -225,23 +255,42 @@ def _mtime(path: Path) -> int | None:
         return None
 
 
-def _digest(path: Path) -> str | None:
-    """The SHA-256 of the file at `path`, or None (too large, or not to be read)."""
+def _digest(path: Path, cap: int = HASHED_BYTES) -> str | None:
+    """The SHA-256 of the file at `path`, or None (larger than `cap`, or not to be read)."""
     try:
-        if os.stat(path).st_size > HASHED_BYTES:
+        if os.stat(path).st_size > cap:
             return None
-        return hashlib.sha256(read_own(path)).hexdigest()
+        with open_regular(path) as f:  # a FIFO or a device put there is not read; in pieces: memory stays small
+            h = hashlib.sha256()
+            while piece := f.read(1 << 18):
+                h.update(piece)
+            return h.hexdigest()
     except (OSError, ValueError):
         return None
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+def _version(path: Path, mtime_ns: int) -> tuple[int | None, str | None]:
+    """The size and digest (up to `DIGEST_BYTES`) of the file at `path` if it still has `mtime_ns`."""
+    with contextlib.suppress(OSError):
+        if (st := os.stat(path)).st_mtime_ns == mtime_ns:  # else changed since the read began: is_current says so
+            return st.st_size, _digest(path, DIGEST_BYTES)
+    return None, None
+
+
+class Changed(OSError):
+    """The file no longer holds what a change was made from (another changed, made or removed it)."""
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False,
+                       expect: bool = False, holding: bytes | None = None) -> None:
     """Write via temp file + fsync + rename so readers see the old or the new file, never a torn one.
 
     `mode=None` keeps an existing file's permissions (a new file gets the umask default); an explicit
     mode is applied exactly (checkpoint blobs use 0600). `checked`: `path` is resolved and the fence
     passed it, so the write goes into that very folder or nowhere (safety/checked_open.py): a link
     swapped in since the check raises Swapped, and one at the end is replaced, not written through.
+    `expect`: the file must still hold `holding` (None: be absent) just before the rename, else Changed;
+    a new file is put in place by a link, which fails if a file came there since the look.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
@@ -266,8 +315,11 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, chec
                     f.write(data)
                     f.flush()
                     os.fsync(f.fileno())
+                if expect and not _holds(path, folder, holding):
+                    raise Changed(errno.ESTALE, "changed since it was read", str(path))
                 if folder is not None:  # into the folder that was checked, whatever its path leads to now
-                    os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+                    if not (expect and holding is None and _linked(tmp.name, path, folder)):
+                        os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
                 else:
                     os.replace(tmp, path)
         except BaseException:
@@ -283,6 +335,44 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, chec
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def read_all(fd: int, at_most: int) -> bytes:
+    """The bytes of the file open as `fd` from its start, past `at_most` by at most a MiB."""
+    parts, n = [], 0
+    while n <= at_most and (part := os.pread(fd, 1 << 20, n)):
+        parts.append(part)
+        n += len(part)
+    return b"".join(parts)
+
+
+def _holds(path: Path, folder: int | None, was: bytes | None) -> bool:
+    """Whether `path` (its name in `folder`) is a regular file holding `was` (None: is not there)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path.name, flags, dir_fd=folder) if folder is not None else os.open(path, flags)
+    except FileNotFoundError:
+        return was is None
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        return (was is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(was)
+                and read_all(fd, len(was)) == was)
+    finally:
+        os.close(fd)
+
+
+def _linked(tmp: str, path: Path, folder: int) -> bool:
+    """`tmp` put in place as `path` by a link, Changed if a file is there; False where links fail."""
+    try:
+        os.link(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        raise Changed(errno.EEXIST, "made since it was looked for", str(path)) from None
+    except (OSError, NotImplementedError):
+        return False
+    os.unlink(tmp, dir_fd=folder)
+    return True
 
 
 #: Beside the session file: what was read, so edits after a resume need no re-read.
