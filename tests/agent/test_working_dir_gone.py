@@ -87,3 +87,15 @@ async def test_a_missing_file_outside_the_working_directory_gone_is_not_found(pr
     project.rename(tmp_path / "moved")
     out = await call(env, "read_file", path=str(tmp_path / "shared" / "none.py"))
     assert out.startswith("File not found:") and "working directory" not in out, out
+
+
+@pytest.mark.parametrize("path", ["b.py", "src/pkg/b.py"])
+async def test_a_write_in_a_working_directory_gone_makes_it_not_again(project: Path, tmp_path: Path, path: str) -> None:
+    """write_file made the folder again holding only the file, and every tool went on in it."""
+    env = make_env(project)
+    project.rename(tmp_path / "moved")
+    out = await call(env, "write_file", path=path, content="B = 1\n")
+    assert out == f"could not write {path}: the working directory {project} {GONE}: tell the user, who can put it " \
+                  "back, or start compact-agent again where the project is now", out
+    assert not project.exists()
+    assert sorted(p.name for p in (tmp_path / "moved").iterdir()) == ["a.py"]

@@ -198,7 +198,8 @@ def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) ->
         env.checkpoints.before_write(p, data)
     written, note = False, ""
     try:
-        make_folders(p.parent)  # none through a link swapped in since the check (safety/checked_open.py)
+        make_folders(p.parent, under=env.cwd)  # none through a link swapped in since the check, nor the working
+        # directory gone meanwhile made again (safety/checked_open.py)
         if was is not None and (names := _names(p)) > 1:
             write_in_place(p, data, was)
             note = f", written in place: the file has {names} names (hard links), and each shows the change"
