@@ -63,6 +63,13 @@ class _Measured(ManagerView, Protocol):
     def fit_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def own_request_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def unreported_framing(self) -> int: ...
+    def tool_framing(self) -> int: ...
+    def framing_since(self) -> int: ...
+    _overhead_text: int
+    _framing_of: tuple[Any, Any, int, int]
+    def _tool_defs(self) -> tuple[int, int]: ...
+    @property
+    def overhead_estimate(self) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
     def not_fitting(self, messages: Sequence[ModelMessage], kind: str, window: int | None = None,
                     own: bool | None = None) -> str | None: ...
@@ -76,10 +83,19 @@ class Measuring:
     """The size of a request and the budget a view layer shapes it within (module docstring)."""
 
     calibration: tokens.Calibration
-    overhead_estimate: int  # our estimate of the instructions and tool definitions of the latest request
+    _overhead_text: int  # our estimate of the latest request's instructions, tool names, descriptions and schemas
+    _framing_of: tuple[Any, Any, int, int] = (None, None, 0, 0)  # `_tool_defs`: of which parameters and tools
 
     @property
-    def overhead(self) -> int:
+    def overhead_estimate(self: _Measured) -> int:
+        """Our estimate of the instructions and tool definitions of the latest request: their text (less
+        that of the tools it does not send, `_tool_defs`), and the framing of the tool definitions
+        beyond that of the tools the calibration learned with (`framing_since`). What a report is
+        learned against includes it (pipeline.py), as sizes do."""
+        return max(0, self._overhead_text - self._tool_defs()[1]) + self.framing_since()
+
+    @property
+    def overhead(self: _Measured) -> int:
         """The instructions and tool definitions every request carries, in estimate units: our
         estimate of them and what the provider's reports show it counts beyond it
         (`Calibration.unseen`), so that `calibration.tokens(estimate + overhead)` is the size of a
@@ -88,7 +104,7 @@ class Measuring:
 
     @overhead.setter
     def overhead(self, estimated: int) -> None:
-        self.overhead_estimate = estimated
+        self._overhead_text = estimated
 
     def budget(self: _Measured, tokens_now: int) -> Budget:
         return Budget(window=self.limits.window, threshold=self.limits.threshold, tokens=tokens_now,
@@ -208,16 +224,56 @@ class Measuring:
         chat API sends it (`{"type": "function", "function": {"name": ...}}`), which `overhead`
         leaves out (it counts names, descriptions and schemas), while no report has shown what the
         provider counts beyond the estimate (the calibration learns that fixed part from reports:
-        `Calibration.unseen`). 0 once one has."""
-        if self.calibration.samples:
-            return 0
-        framing = 0
-        for t in getattr(self.last_params, "function_tools", None) or []:
+        `Calibration.unseen`). 0 once one has (`framing_since` counts the tools added since)."""
+        return 0 if self.calibration.samples else self.tool_framing()
+
+    def tool_framing(self: _Measured) -> int:
+        """Estimated tokens of the JSON the latest request's tool definitions are wrapped in (as
+        `unreported_framing` says), about 25 a tool as OpenAI's chat API sends them (`strict` included:
+        it sends it for most tools), of the tools it sends (`_tool_defs`)."""
+        return self._tool_defs()[0]
+
+    def _tool_defs(self: _Measured) -> tuple[int, int]:
+        """(`tool_framing`, and the estimate of the names, descriptions and schemas of the tools the
+        latest request does not send), reckoned once per request's parameters. Not sent: a tool held
+        back until a tool search or a capability's load reveals it (`defer_loading`, not yet among
+        the names the history revealed): pydantic-ai lists it with the run's tools, the wire does not
+        carry it. Counted, 30 of them made a request of 280 tokens look like 4,300."""
+        params = self.last_params
+        listed = getattr(params, "function_tools", None) or []
+        held, tools, framing, withheld = self._framing_of
+        if held is params and tools is listed:
+            return framing, withheld
+        framing = withheld = 0
+        revealed = getattr(params, "revealed_tool_names", None) or set()
+        for t in listed:
             name, about = str(getattr(t, "name", "")), str(getattr(t, "description", "") or "")
             schema = getattr(t, "parameters_json_schema", None) or {}
-            sent = {"type": "function", "function": {"name": name, "description": about, "parameters": schema}}
-            framing += max(0, tokens.text_tokens(json.dumps(sent)) - tokens.text_tokens(name + about + json.dumps(schema)))
-        return framing
+            text = tokens.text_tokens(name + about + json.dumps(schema))
+            if getattr(t, "defer_loading", False) is True and name not in revealed:
+                withheld += text
+                continue
+            sent = {"type": "function", "function": {"name": name, "description": about, "parameters": schema,
+                                                     "strict": True}}  # with the list's ", " after it
+            framing += max(0, tokens.text_tokens(json.dumps(sent) + ", ") - text)
+        self._framing_of = (params, listed, framing, withheld)
+        return framing, withheld
+
+    def framing_since(self: _Measured) -> int:
+        """The `tool_framing` of the latest request less that of the tools the calibration's reports
+        were learned with (those of the first request it saw a report of, or, for a report taken back
+        with a session, of the first request after it; below 0 with fewer tools).
+        The fixed part it learned (`Calibration.fixed`) holds the framing of those tools only: tools
+        that join a run part-way (a toolset prepared per step, tools found by a tool search, an MCP
+        server coming up) went uncounted, 30 of them some 750 tokens, until requests were sent over
+        the window. Counted in `overhead_estimate`, so in the estimate each report is learned against
+        too: reports with other tools agree with those before, and no constant stands in for them."""
+        if self.last_params is None:  # no request seen yet (a report taken back with the session: of its tools)
+            return 0
+        calibration, now = self.calibration, self.tool_framing()
+        if calibration.tools_framing is None or calibration.last_report() is None:
+            calibration.tools_framing = now  # no report yet: the reports will be of these tools
+        return now - calibration.tools_framing
 
     def learn_output_limit(self: _Measured, model: Model, most: int) -> None:
         """A provider refused a request of the library's own (a summary, the notes) for asking more

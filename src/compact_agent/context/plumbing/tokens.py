@@ -42,6 +42,7 @@ PER_MESSAGE_OVERHEAD = 4
 #: and scales larger ones down to about 1.15 megapixels, about 1,600 tokens; OpenAI's high-detail
 #: 512-pixel tiles come to 765 for 1024x1024. The larger figure: an estimate must not under-count.
 IMAGE_TOKENS = 1_600
+AVAILABLE = "The following tool(s) are now available: "  # pydantic-ai's words for tools that joined the run
 
 _memo: IdentityMemo[int] = IdentityMemo()
 
@@ -81,6 +82,8 @@ def part_tokens(part: Any) -> int:
     if isinstance(part, ToolReturnPart):
         chars, extra = _content_chars(part.content)
         return math.ceil((chars + len(part.tool_call_id)) / CHARS_PER_TOKEN) + extra + 3
+    if added := getattr(part, "tools_added", None):  # a ToolAvailabilityDeltaPart: a system message naming them
+        return text_tokens(AVAILABLE + ", ".join(f"`{name}`" for name in added)) + PER_MESSAGE_OVERHEAD
     chars, extra = _content_chars(getattr(part, "content", None))
     return math.ceil(chars / CHARS_PER_TOKEN) + extra
 
@@ -207,6 +210,7 @@ class Calibration:
     _last_earlier: int = 0  # of that, the thinking of turns before the request's (`earlier_thinking_tokens`)
     _last_current: int = 0  # and the thinking of the request's own turn (`_last_unsure` less `_last_earlier`)
     _single: float = 1.0  # the ratio of whole requests, the newest weighing most: what `ratio` is until a fit
+    tools_framing: int | None = None  # estimated framing of the tools its reports are of (measuring.py `framing_since`)
     # The newest accepted, for `_fit`: (reported, estimated, and of it the earlier and the own turn's thinking).
     _reports: list[tuple[int, int, int, int]] = field(default_factory=list)
     # Reports learned from since the newest that agreed with its prediction, each as (what was learned
@@ -394,7 +398,3 @@ class Calibration:
     def whole(self, estimated: int) -> int:
         """Provider tokens of a whole request, from our estimate of it (`unseen` not included)."""
         return math.ceil(estimated * self.ratio + self.fixed)
-
-
-def is_request(m: ModelMessage) -> bool:
-    return isinstance(m, ModelRequest)
