@@ -16,6 +16,7 @@ from pydantic_ai.models import Model, parse_model_id
 from pydantic_ai.providers import infer_provider_class
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from .compaction.result import CompactionError
 from .compaction.summary_prompt import SummaryWording
 from .decisions.economics import Prices
 from .plumbing import tokens
@@ -271,8 +272,10 @@ def check_compact_now(messages: object, instructions: object, model: object, con
                       usage: object = None, usage_limits: object = None) -> None:
     """`compact_now`'s arguments, named in one line when wrong (a run's result instead of its
     messages failed with "'AgentRunResult' object is not iterable", a bad model name with a
-    provider's error after the archive was written)."""
+    provider's error after the archive was written). An empty history: `CompactionError`, nothing to compact."""
     check_history(messages, "compact_now")
+    if not messages:  # said before a model is looked for: "no model to write the summary" sent one looking for it
+        raise CompactionError("nothing to compact")
     if not isinstance(instructions, str):
         raise TypeError(f"compact_now: instructions must be a str, not {kind(instructions)}")
     check_model_class(model, "compact_now: model")
