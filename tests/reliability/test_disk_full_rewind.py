@@ -5,8 +5,8 @@ and rewrote it; when the archive could not be written (injected ENOSPC, see
 compact_agent.crashpoints) the files and the process had gone back and the session file had not,
 until the next turn rewrote it. Now the session is archived and rewritten first: when that fails
 the rewind changes nothing (files, conversation, checkpoints) and says so in one line, and the same
-rewind works once there is space. Files are put back last: one that cannot be (a folder where
-the file was) leaves the conversation back, saved, and the checkpoint there for the rewind again.
+rewind works once there is space. Files are put back last: one that cannot be (the disk full as
+it is written) leaves the conversation back, saved, and the checkpoint there for the rewind again.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from compact_agent.error_text import describe_error
 from compact_agent.session.store import load_session_file
 from tests.e2e.test_rewind_after_compaction import editor, prompts, resumed, session, written_twice
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.ui.test_rewind_files_not_restored import disk_full_for_the_rewind
 
 from .harness import temp_files
 
@@ -61,13 +62,12 @@ async def test_a_rewind_that_cannot_archive_the_session_changes_nothing(tmp_path
 
 
 async def test_files_that_cannot_be_put_back_leave_the_conversation_back_and_the_rewind_to_do_again(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOpenAIServer(editor) as server:
         s = session(tmp_path, server)
         try:
             hello = await written_twice(s)
-            hello.unlink()
-            hello.mkdir()  # the restored file cannot replace it
+            disk_full_for_the_rewind(monkeypatch)  # the restored file cannot be written
             with pytest.raises(OSError) as info:
                 s.rewind(1)
             line = describe_error(info.value)
@@ -75,7 +75,7 @@ async def test_files_that_cannot_be_put_back_leave_the_conversation_back_and_the
             assert line.endswith("/rewind 1 again puts them back")
             assert prompts(s.messages) == ["write one"] == prompts(load_session_file(s.store.path).messages)
             assert len(s.checkpoints.list()) == 2  # still there for the rewind again
-            hello.rmdir()
+            monkeypatch.undo()
             back = s.rewind(1)
         finally:
             s.close()

@@ -9,11 +9,13 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from tests.e2e.test_rewind_after_compaction import editor
 
 from .repl_driver import Run, drive
+from .test_rewind_files_not_restored import disk_full_for_the_rewind
 
 
 async def rewound_without_its_archive(tmp_path: Path, also: Callable[[Path], None] = lambda hello: None
@@ -53,20 +55,17 @@ async def test_a_rewind_that_could_not_take_the_conversation_back_leaves_the_inp
     assert "the prompt is back in the input" not in out
 
 
-async def test_nor_does_one_whose_files_could_not_all_be_put_back(tmp_path: Path) -> None:
-    """The same rewind, putting the file back failing (a folder stands where it was): the
+async def test_nor_does_one_whose_files_could_not_all_be_put_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """The same rewind, putting the file back failing (the disk full as it is written): the
     conversation still holds the message all the same. The prompt came back in the input, and the
     line said the conversation went back."""
 
-    def folder_for_the_file(hello: Path) -> None:
-        hello.unlink()
-        hello.mkdir()
-
-    run, typed, _ = await rewound_without_its_archive(tmp_path, folder_for_the_file)
+    run, typed, _ = await rewound_without_its_archive(tmp_path, lambda hello: disk_full_for_the_rewind(monkeypatch))
     out = " ".join(run.out.split())
     assert typed[-1] == "", typed
     assert ("/rewind 1: the session is saved, the conversation as far back as it could go (not before the "
-            "compaction: it still holds that message), but putting the files back failed (Is a directory: "
+            "compaction: it still holds that message), but putting the files back failed (No space left on device: "
             "hello.txt): some may be as they were, and /rewind 1 again puts them back; so the prompt is not put "
             "back in the input") in out, run.out
     assert "went back" not in out and "the prompt is back in the input" not in out

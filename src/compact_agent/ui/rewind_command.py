@@ -69,8 +69,9 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         kept = (f"; changed by hand or by a command since the agent wrote {'it' if len(changed) == 1 else 'them'}: "
                 f"{names([shown_path(p, s.cwd) for p in changed])} (the version replaced is kept in the session's folder)"
                 if changed else "")
+        found = _standing(s, n)
         if not await repl.confirm(f"rewind to before “{render.clip_words(prompts[n], 60)}”? "
-                                  f"{goes}; the plan of those turns too{kept} [y/N] "):
+                                  f"{goes}; the plan of those turns too{kept}{found} [y/N] "):
             c.print("nothing rewound")
             return
     given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
@@ -101,6 +102,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                 f"or by a command): {names(back.kept)}; the {'version' if one else 'versions'} the rewind replaced "
                 f"{'is' if one else 'are'} kept in", style="yellow", markup=False, highlight=False)
         render.path_line(c, back.kept_in, style="dim")
+    if s.checkpoints.passed:  # found as the files were put back, whatever the question said
+        one = len(s.checkpoints.passed) == 1
+        c.print(f"not put back as {'it was' if one else 'they were'}: "
+                f"{names([shown_path(p, s.cwd) for p in s.checkpoints.passed])} ({'a folder stands' if one else 'folders stand'} "
+                f"there now, left as {'it is' if one else 'they are'})", style="yellow", markup=False, highlight=False)
     if back.lost:  # versions pruned (or deleted): those files stay as they are
         c.print(back.lost, style="yellow", markup=False, highlight=False)
     if repl is not None and shell is not None:  # what `!cmd` printed goes with it again, as it went
@@ -115,6 +121,26 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
 
 BACK = "the prompt is back in the input to edit"
 UNSEEN = "the prompt is not put back in the input, which a dumb terminal (TERM=dumb) does not show"
+
+
+def _standing(s: AgentSession, n: int) -> str:
+    """What the question adds of what stands where the rewind puts files back, other than the
+    file the agent left or the user changed (`Checkpoints.standing`): each '; ...', or ''."""
+    said = []
+    for kind, paths in s.checkpoints.standing(n).items():
+        them, one = names([shown_path(p, s.cwd) for p in paths]), len(paths) == 1
+        if paths and kind == "folder":
+            said.append(f"{'a folder stands' if one else 'folders stand'} where {them} {'was' if one else 'were'}: "
+                        f"left as {'it is' if one else 'they are'} (answer n and move {'it' if one else 'them'} away "
+                        f"first to have the {'file' if one else 'files'} as before)")
+        elif paths and kind == "link":
+            said.append(f"{'a link stands' if one else 'links stand'} where {them} {'was' if one else 'were'}: "
+                        f"{'it is' if one else 'each is'} replaced by the file put back (what {'it leads' if one else 'they lead'} "
+                        "to does not change)")
+        elif paths:
+            said.append(f"deleted since the agent wrote {'it' if one else 'them'}: {them} "
+                        f"({'it is' if one else 'they are'} put back)")
+    return "".join(f"; {x}" for x in said)
 
 
 def _input_shows(repl: RunningRepl) -> bool:

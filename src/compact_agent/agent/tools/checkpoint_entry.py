@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -121,3 +123,16 @@ def message_key(m: ModelMessage) -> str:
              for p in m.parts]
     ident = [m.kind, when(m.timestamp), str(m.run_id or ""), str(getattr(m, "provider_response_id", "") or ""), parts]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]
+
+
+def standing_at(entry: Path) -> str:
+    """What stands now where a rewind puts a saved file back (`entry`), a link at its end not
+    followed: "file", "link", "folder", "deleted" (nothing), or "other" (a FIFO, a device; not to be known)."""
+    try:
+        mode = os.lstat(entry).st_mode
+    except FileNotFoundError:
+        return "deleted"
+    except OSError:
+        return "other"
+    return ("file" if stat.S_ISREG(mode) else "link" if stat.S_ISLNK(mode) else
+            "folder" if stat.S_ISDIR(mode) else "other")

@@ -44,6 +44,7 @@ from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import checkpoint_follow, file_state
 from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, archive_read, archive_saved, message_key
+from .checkpoint_entry import standing_at as _kind
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .checkpoint_store import CheckpointStore
 
@@ -70,6 +71,7 @@ class Checkpoints:
         #: Why this session keeps none (`CheckpointStore.blocked`), or None: said once, and by /rewind.
         self.off: str | None = None
         self._pending: tuple[str, dict[str, str]] | None = None  # before_write's path, and `left` before it
+        self.passed: list[Path] = []  # the files the last `rewind` left: a folder stood where each goes
         self.load()
 
     def load(self) -> Checkpoints:
@@ -223,8 +225,8 @@ class Checkpoints:
     def changed(self, n: int) -> builtins.list[Path]:
         """The files a rewind to checkpoint n would replace that are not as the file tools last left
         them (changed by hand or by a command since), nor already as it puts them back, each where it
-        resolves now (the file read, whatever path the list spells). A file whose last write is not
-        known (a checkpoint of an earlier version) is not among them."""
+        is now (`_place`: a link there is no file changed, `standing` says it). A file whose last write
+        is not known (a checkpoint of an earlier version) is not among them."""
         found: builtins.list[Path] = []
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
             left = before = writing = None  # the last turn that wrote it says what it left; a write cut
@@ -233,12 +235,24 @@ class Checkpoints:
                     left, before, writing = cp.left.get(path_s), cp.saved.get(path_s), cp.writing.get(path_s)
             try:
                 real = self._place(Path(path_s)) if left is not None or writing is not None else None
-                now = hashlib.sha256(read_checked(real)).hexdigest() if real is not None and real.is_file() else None
+                now = hashlib.sha256(read_checked(real)).hexdigest() if real and _kind(real) == "file" else None
             except OSError:
                 continue
             if real is not None and now is not None and now not in (left, writing, blob, before) and \
                     (blob is None or self._store.version(blob) is not None):
                 found.append(real)  # one left as it is (its version missing or sealed) loses nothing
+        return found
+
+    def standing(self, n: int) -> dict[str, builtins.list[Path]]:
+        """What a rewind to checkpoint n finds where its files go (`_place`), other than a file: a "folder"
+        (left: the file not put back, one made since not removed), a "link" (replaced by the file, or
+        removed: never followed), nothing where a version goes back ("deleted": put back)."""
+        found: dict[str, builtins.list[Path]] = {"folder": [], "link": [], "deleted": []}
+        for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
+            if (real := self._place(Path(path_s))) is None or (blob and self._store.version(blob) is None):
+                continue
+            if (kind := _kind(real)) in ("folder", "link") or (kind == "deleted" and blob is not None):
+                found[kind].append(real)
         return found
 
     def list(self) -> list[Checkpoint]:
@@ -271,13 +285,9 @@ class Checkpoints:
         self._save()
 
     def follow(self, history: Sequence[ModelMessage]) -> tuple[builtins.list[Checkpoint], bool]:
-        """The history was rewritten, not by a compaction (see `compacted`): each checkpoint that
-        indexes it is found again by the message before it. One whose message moved points at it
-        again; one whose message is gone is dropped, its saved files given to the checkpoint before
-        it (the earliest version of each file wins, as in `rewind`, so a rewind there still puts
-        them back). Returns the checkpoints dropped (the rest are numbered again from 0) and whether
-        files one of them saved went with it (no checkpoint came before it). A checkpoint from
-        before anchors were kept gets the message now at its place."""
+        """The history was rewritten, not by a compaction (see `compacted`): the checkpoints follow it
+        (checkpoint_follow.py). Returns those dropped (the rest are numbered again from 0) and whether
+        files one of them saved went with it (no checkpoint came before it)."""
         done = checkpoint_follow.follow(self._items, history)
         if done.dropped:
             self._items = done.kept
@@ -329,23 +339,13 @@ class Checkpoints:
         """The files of checkpoint n a rewind leaves alone because `may_restore` refuses them."""
         if not 0 <= n < len(self._items) or self.may_restore is None:
             return []
-        return [Path(p) for p in self._states(n)[0] if not self._may(Path(p))]
-
-    def _may(self, path: Path) -> bool:
-        return self._place(path) is not None
+        return [Path(p) for p in self._states(n)[0] if self._place(Path(p)) is None]
 
     def _place(self, path: Path) -> Path | None:
-        """Where a rewind puts `path` back: its resolved path, the one `may_restore` judged; None
-        when it refuses it or the path does not resolve (a link that loops, a path too long)."""
-        try:
-            real = path.resolve()
-        except (OSError, RuntimeError):
-            return None
-        return real if self.may_restore is None or self.may_restore(real) else None
-
-    def _entry(self, path: Path) -> Path | None:
-        """The name a rewind removes: in its folder resolved, a link at its end not followed (the
-        link goes, not its target); None when `may_restore` refuses it or it does not resolve."""
+        """Where a rewind puts `path` back, or removes it: in its folder resolved, the one `may_restore`
+        judged, a link at its end not followed (the list names the file the tools wrote, resolved: a
+        link there now is the user's, replaced or removed, never written through: its target got the
+        old lines); None when `may_restore` refuses it or its folder does not resolve."""
         try:
             entry = path.parent.resolve() / path.name
         except (OSError, RuntimeError):
@@ -362,21 +362,25 @@ class Checkpoints:
             raise IndexError(self.missing(n))
         state, _pruned = self._states(n)
         restored: builtins.list[Path] = []
+        self.passed = []
         for path_s, blob in state.items():
             path = Path(path_s)
             if blob is not None and not self._store.blob(blob).is_file():
                 continue  # its version is missing: `unrestorable` names it
             if (real := self._place(path)) is None:
                 continue  # outside what the tools may write: `fenced` names it
-            if blob is None:  # made since: removed from its folder as the fence judged it
-                if (entry := self._entry(path)) is not None and remove_file(entry):
+            if _kind(real) == "folder":  # the user's, as `standing` said: the other files go back all the same
+                self.passed.append(real)
+                continue
+            if blob is None:  # made since: removed from its folder as the fence judges it again now
+                if (entry := self._place(path)) is not None and remove_file(entry):
                     restored.append(path)
                 continue
             if (data := self._store.version(blob)) is None:
                 continue  # it held a key not in use now: `sealed` names it
             # Into the place judged, as the write tools do: a link swapped in since leads nowhere.
             make_folders(real.parent)
-            if not (real.is_file() and read_checked(real) == data):
+            if not (_kind(real) == "file" and read_checked(real) == data):
                 file_state.atomic_write_bytes(real, data, checked=True)  # as write_file writes
             restored.append(path)
         history_len = self._items[n].history_len
