@@ -153,3 +153,35 @@ def test_a_link_put_where_a_file_was_is_no_file_changed_and_never_written_throug
     assert not (work / "a.txt").is_symlink() and (work / "a.txt").read_text() == "a.txt before\n"
     assert (work / "mine.txt").read_text() == "my own file\n" and (outside / "secret.txt").read_text() == "outside\n"
     assert (work / "b.txt").is_symlink()
+
+
+async def test_a_change_made_while_the_question_is_up_is_looked_at_again_after_the_answer(tmp_path: Path) -> None:
+    """The question is asked of the files as they were; what the user does while it is up (a file
+    edited, another made a folder) is found again once answered: the edit's version kept and
+    said, the folder left and said, the rest put back."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (project / name).write_text(f"{name[0]} zero\n")
+    prompts = 0
+
+    def at_prompt() -> None:
+        nonlocal prompts
+        prompts += 1
+        if prompts == 3:  # the question is up
+            with (project / "b.txt").open("a") as f:
+                f.write("mine, typed while asked\n")
+            (project / "a.txt").unlink()
+            (project / "a.txt").mkdir()
+
+    wide = Console(record=True, width=600, file=io.StringIO(), force_terminal=False)
+    run = await drive(tmp_path, two_files, ["write one\r", "/rewind 0\r", "y", "\x15\x04"],
+                      keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
+    clean(run.out)
+    out = " ".join(run.out.split())
+    assert "the plan of those turns too [y/N] y" in out, out  # nothing was changed when it was asked
+    assert (project / "b.txt").read_text() == "b zero\n" and (project / "a.txt").is_dir()
+    [kept] = (tmp_path / "home").rglob("rewind-kept/*/b.txt")
+    assert kept.read_text() == "b one\nmine, typed while asked\n"
+    assert "1 file changed since the agent wrote it (by hand or by a command): b.txt;" in out, out
+    assert "not put back as it was: a.txt (a folder stands there now, left as it is)" in out, out
