@@ -21,7 +21,7 @@ from .repl_driver import drive
 
 def disk_full_for_the_rewind(monkeypatch: pytest.MonkeyPatch) -> None:
     """The files a rewind puts back cannot be written from now on (a full disk)."""
-    def full(path: Path, data: bytes, mode: int | None = None, *, checked: bool = False) -> None:
+    def full(path: Path, data: bytes, mode: int | None = None, **how: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(file_state, "atomic_write_bytes", full)

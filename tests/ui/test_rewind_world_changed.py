@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from compact_agent.agent.tools.checkpoints import Checkpoints
@@ -185,3 +186,64 @@ async def test_a_change_made_while_the_question_is_up_is_looked_at_again_after_t
     assert kept.read_text() == "b one\nmine, typed while asked\n"
     assert "1 file changed since the agent wrote it (by hand or by a command): b.txt;" in out, out
     assert "not put back as it was: a.txt (a folder stands there now, left as it is)" in out, out
+
+
+def test_a_file_changed_after_the_rewind_looked_at_it_is_left_not_replaced(tmp_path: Path) -> None:
+    """A rewind replaces a file as `changed` read it (whose version the caller keeps when it is not
+    the agent's): one changed after that, as the rewind ran (the session being saved, say), is
+    left and named (`raced`), not replaced with no copy anywhere; the others go back."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (work / name).write_text(f"{name} before\n")
+    cps = Checkpoints(tmp_path / "store")
+    cps.begin(0, 0, "change them")
+    for name in ("a.txt", "b.txt"):
+        cps.before_write(work / name, b"agent\n")
+        (work / name).write_bytes(b"agent\n")
+        cps.wrote(work / name, b"agent\n")
+    (work / "b.txt").write_text("agent\nmine\n")
+    assert cps.changed(0) == [work.resolve() / "b.txt"]  # the caller keeps this version
+    (work / "a.txt").write_text("agent\nmine, after the look\n")
+    (work / "b.txt").write_text("agent\nmine\nand more, after the look\n")
+    _, restored = cps.rewind(0)
+    assert restored == [] and cps.raced == [work.resolve() / "a.txt", work.resolve() / "b.txt"]
+    assert (work / "a.txt").read_text() == "agent\nmine, after the look\n"
+    assert (work / "b.txt").read_text() == "agent\nmine\nand more, after the look\n"
+    cps = Checkpoints(tmp_path / "store2")  # as it was looked at: put back
+    cps.begin(0, 0, "change it")
+    cps.before_write(work / "a.txt", b"agent\n")
+    (work / "a.txt").write_bytes(b"agent\n")
+    cps.wrote(work / "a.txt", b"agent\n")
+    assert cps.changed(0) == []
+    assert cps.rewind(0)[1] == [work.resolve() / "a.txt"] and cps.raced == []
+    assert (work / "a.txt").read_text() == "agent\nmine, after the look\n"
+
+
+async def test_a_file_changed_as_the_session_is_saved_for_the_rewind_is_left_and_said(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the look at the files (the versions changed by hand copied) and their writes, the
+    session is archived and rewritten: a file the agent left, changed by then, was replaced."""
+    from tests.e2e.test_rewind_after_compaction import editor, session, written_twice
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    from .test_command_edges import show
+
+    with FakeOpenAIServer(editor) as server:
+        s = session(tmp_path, server)
+        try:
+            hello = await written_twice(s)
+            archive = s.store.archive
+
+            def archive_and_edit() -> Path:
+                hello.write_text("two\nmine, as the rewind ran\n")
+                return archive()
+
+            monkeypatch.setattr(s.store, "archive", archive_and_edit)
+            out = await show(s, "/rewind 1")
+            clean(out)
+            assert hello.read_text() == "two\nmine, as the rewind ran\n"
+            assert out == ("rewound; no files restored not put back as it was: hello.txt (changed as the rewind ran, "
+                           "by hand or by a command: left as it is)"), out
+        finally:
+            s.close()

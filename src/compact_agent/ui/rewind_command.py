@@ -88,7 +88,7 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                      "so the prompt is not put back in the input") from e.__cause__
     # "restored 0 files" read as if some were missing: none changed since, or (`lost`) none could be put back
     files = (f"restored {plural(len(back.restored), 'file')}" if back.restored else
-             "no files restored" if back.lost else "no files to restore")
+             "no files restored" if back.lost or s.checkpoints.passed or s.checkpoints.raced else "no files to restore")
     given = given if back.went_back and shows else ""  # still in the conversation: Enter would send it twice
     c.print(f"rewound; {files}"
             + ((f"; {BACK}" if shows else f"; {UNSEEN}") if repl is not None and back.went_back else "")
@@ -107,6 +107,11 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
         c.print(f"not put back as {'it was' if one else 'they were'}: "
                 f"{names([shown_path(p, s.cwd) for p in s.checkpoints.passed])} ({'a folder stands' if one else 'folders stand'} "
                 f"there now, left as {'it is' if one else 'they are'})", style="yellow", markup=False, highlight=False)
+    if s.checkpoints.raced:  # changed after the versions to keep were copied: not replaced, nor lost
+        one = len(s.checkpoints.raced) == 1
+        c.print(f"not put back as {'it was' if one else 'they were'}: "
+                f"{names([shown_path(p, s.cwd) for p in s.checkpoints.raced])} (changed as the rewind ran, by hand or "
+                f"by a command: left as {'it is' if one else 'they are'})", style="yellow", markup=False, highlight=False)
     if back.lost:  # versions pruned (or deleted): those files stay as they are
         c.print(back.lost, style="yellow", markup=False, highlight=False)
     if repl is not None and shell is not None:  # what `!cmd` printed goes with it again, as it went

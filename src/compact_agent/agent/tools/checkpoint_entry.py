@@ -88,6 +88,18 @@ class Checkpoint:
         )
 
 
+def last_written(items: list[Checkpoint], path: str) -> tuple[str | None, str | None, str | None]:
+    """What the last of `items` that wrote `path` says of it: what the write left (`left`), what was
+    there before (`saved`), and what a later write of it leaves (`writing`): a write cut short (the
+    list saved before the file, then a kill) left it as it was, or as the write before it left it.
+    (None, None, None) when none of them wrote it (or the list is of an earlier version)."""
+    found: tuple[str | None, str | None, str | None] = (None, None, None)
+    for cp in items:
+        if path in cp.left or path in cp.writing:
+            found = cp.left.get(path), cp.saved.get(path), cp.writing.get(path)
+    return found
+
+
 def archive_saved(archive: str | None, archive_dir: Path | None) -> str | None:
     """How the list on disk names `archive`: relative to the sessions folder (the parent of the
     session's `archive_dir`, `compact-history/<name>`) when it is in there, so that the folder can
@@ -136,3 +148,10 @@ def standing_at(entry: Path) -> str:
         return "other"
     return ("file" if stat.S_ISREG(mode) else "link" if stat.S_ISLNK(mode) else
             "folder" if stat.S_ISDIR(mode) else "other")
+
+
+def missing_line(n: int, count: int) -> str:
+    """Why there is no checkpoint `n` among `count`, with the numbers there are (they count from 0)."""
+    there = ("there are none" if count == 0 else "there is 1, number 0" if count == 1
+             else f"there are {count}, numbered 0 to {count - 1}")
+    return f"no checkpoint {n}; {there} (/rewind lists them)"

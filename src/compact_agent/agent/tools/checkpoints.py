@@ -18,11 +18,8 @@ holds, with the key of the message just before it (`message_key`) so that a rewi
 archive is the conversation it indexed. Rewinding to such a checkpoint puts the files back as
 usual; the conversation is taken from that archive (agent/run/rewinding.py).
 
-Every checkpoint keeps that key from the start, so the other rewrites of the history (one a program
-using the library made: an answer asked for again, a branch; or one made between two runs) are
-followed too (`follow`, checkpoint_follow.py): a checkpoint whose message moved points at it again,
-one whose message is gone is dropped, its saved files given to the checkpoint before it (a rewind
-there still puts them back), and the caller says so.
+Every checkpoint keeps that key from the start, so the other rewrites of the history (an answer asked
+for again, a branch, one made between two runs) are followed too (`follow`, checkpoint_follow.py).
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ from pydantic_ai.messages import ModelMessage
 from ... import secrets
 from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
-from . import checkpoint_follow, file_state
+from . import checkpoint_entry, checkpoint_follow, file_state
 from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, archive_read, archive_saved, message_key
 from .checkpoint_entry import standing_at as _kind
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
@@ -71,7 +68,9 @@ class Checkpoints:
         #: Why this session keeps none (`CheckpointStore.blocked`), or None: said once, and by /rewind.
         self.off: str | None = None
         self._pending: tuple[str, dict[str, str]] | None = None  # before_write's path, and `left` before it
-        self.passed: list[Path] = []  # the files the last `rewind` left: a folder stood where each goes
+        #: The files the last `rewind` left: a folder stood where each goes, or changed after `changed` read them
+        self.passed, self.raced = builtins.list[Path](), builtins.list[Path]()
+        self._seen: tuple[int, dict[str, str]] = (-1, {})  # `changed`'s n, and the SHA-256 of each file it read
         self.load()
 
     def load(self) -> Checkpoints:
@@ -175,7 +174,8 @@ class Checkpoints:
         cp = self.current
         if cp is None:
             return
-        if (key := str(Path(path).resolve())) in cp.saved:
+        self._seen[1].pop(key := str(Path(path).resolve()), None)  # what `changed` read is not what a rewind finds
+        if key in cp.saved:
             if data is not None:
                 cp.writing[key] = hashlib.sha256(data).hexdigest()
                 try:
@@ -228,16 +228,16 @@ class Checkpoints:
         is now (`_place`: a link there is no file changed, `standing` says it). A file whose last write
         is not known (a checkpoint of an earlier version) is not among them."""
         found: builtins.list[Path] = []
+        self._seen = (n, {})
         for path_s, blob in self._states(n)[0].items() if 0 <= n < len(self._items) else ():
-            left = before = writing = None  # the last turn that wrote it says what it left; a write cut
-            for cp in self._items[n:]:  # short (the list saved before the file, then a kill) left it as it
-                if path_s in cp.left or path_s in cp.writing:  # was, or as the write before it left it
-                    left, before, writing = cp.left.get(path_s), cp.saved.get(path_s), cp.writing.get(path_s)
+            left, before, writing = checkpoint_entry.last_written(self._items[n:], path_s)
             try:
                 real = self._place(Path(path_s)) if left is not None or writing is not None else None
                 now = hashlib.sha256(read_checked(real)).hexdigest() if real and _kind(real) == "file" else None
             except OSError:
                 continue
+            if real is not None:
+                self._seen[1][path_s] = now if now is not None else _kind(real)
             if real is not None and now is not None and now not in (left, writing, blob, before) and \
                     (blob is None or self._store.version(blob) is not None):
                 found.append(real)  # one left as it is (its version missing or sealed) loses nothing
@@ -299,10 +299,7 @@ class Checkpoints:
 
     def missing(self, n: int) -> str:
         """Why there is no checkpoint `n`, with the numbers there are (they count from 0)."""
-        count = len(self._items)
-        there = ("there are none" if count == 0 else "there is 1, number 0" if count == 1
-                 else f"there are {count}, numbered 0 to {count - 1}")
-        return f"no checkpoint {n}; {there} (/rewind lists them)"
+        return checkpoint_entry.missing_line(n, len(self._items))
 
     def _states(self, n: int) -> tuple[dict[str, str | None], builtins.list[Path]]:
         """Each file's state when checkpoint n began: what the earliest checkpoint >= n saved for it
@@ -342,10 +339,9 @@ class Checkpoints:
         return [Path(p) for p in self._states(n)[0] if self._place(Path(p)) is None]
 
     def _place(self, path: Path) -> Path | None:
-        """Where a rewind puts `path` back, or removes it: in its folder resolved, the one `may_restore`
-        judged, a link at its end not followed (the list names the file the tools wrote, resolved: a
-        link there now is the user's, replaced or removed, never written through: its target got the
-        old lines); None when `may_restore` refuses it or its folder does not resolve."""
+        """Where a rewind puts `path` back, or removes it: in its folder resolved, as `may_restore` judged
+        it, a link at its end not followed (the list names files resolved: a link there now is the user's,
+        replaced or removed, never written through); None when refused or its folder does not resolve."""
         try:
             entry = path.parent.resolve() / path.name
         except (OSError, RuntimeError):
@@ -353,16 +349,14 @@ class Checkpoints:
         return entry if self.may_restore is None or self.may_restore(entry) else None
 
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
-        """Restore files to their state when checkpoint n began and drop checkpoints n and later.
-
-        Returns (history length to truncate the conversation to, restored paths). Files it cannot
-        put back (`unrestorable`) stay as they are.
-        """
+        """Restore files to their state when checkpoint n began and drop checkpoints n and later: (history
+        length to truncate the conversation to, restored paths). Files it cannot put back stay as they are
+        (`unrestorable`, `fenced`, `sealed`; `passed` and `raced`, as it found them)."""
         if not 0 <= n < len(self._items):
             raise IndexError(self.missing(n))
         state, _pruned = self._states(n)
         restored: builtins.list[Path] = []
-        self.passed = []
+        self.passed, self.raced, seen = [], [], self._seen[1] if self._seen[0] == n else {}
         for path_s, blob in state.items():
             path = Path(path_s)
             if blob is not None and not self._store.blob(blob).is_file():
@@ -378,10 +372,16 @@ class Checkpoints:
                 continue
             if (data := self._store.version(blob)) is None:
                 continue  # it held a key not in use now: `sealed` names it
-            # Into the place judged, as the write tools do: a link swapped in since leads nowhere.
-            make_folders(real.parent)
-            if not (_kind(real) == "file" and read_checked(real) == data):
-                file_state.atomic_write_bytes(real, data, checked=True)  # as write_file writes
+            make_folders(real.parent)  # in the place judged, as the write tools do: a link swapped in leads nowhere
+            if (now := read_checked(real) if (kind := _kind(real)) == "file" else None) != data:
+                digest = hashlib.sha256(now).hexdigest() if now is not None else kind
+                try:  # as write_file writes, the file as `changed` read it (the caller kept what it said)
+                    if seen.get(path_s, digest) != digest:
+                        raise file_state.Changed(path_s)
+                    file_state.atomic_write_bytes(real, data, checked=True, expect=kind in ("file", "deleted"), holding=now)
+                except file_state.Changed:  # since: left, and said
+                    self.raced.append(real)
+                    continue
             restored.append(path)
         history_len = self._items[n].history_len
         del self._items[n:]
