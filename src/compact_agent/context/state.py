@@ -44,6 +44,7 @@ from .plumbing.overflow import LearnedWindow, ModelWindows, figures
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.settings import Limits
 from .plumbing.stores import HistoryStore
+from .plumbing.tool_content import ToolContentFence
 from .plumbing.tracing import NoTracer
 from .saved_state import SavedState
 from .wiring import BeforeCompact, Internals, Layer, SummarizerFactory, TokenCounter
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # the type of pydantic-ai's `RunContext.tracer`; never import
 
 log = logging.getLogger(__name__)
 
-class ManagerState(SavedState, Measuring, AbstractCapability[Any]):
+class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[Any]):
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
     notes and schedule, what the latest request measured, and the observers of its events."""
 
