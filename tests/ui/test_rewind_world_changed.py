@@ -247,3 +247,21 @@ async def test_a_file_changed_as_the_session_is_saved_for_the_rewind_is_left_and
                            "by hand or by a command: left as it is)"), out
         finally:
             s.close()
+
+
+async def test_a_link_out_of_the_project_where_a_file_was_is_named_in_the_question(tmp_path: Path) -> None:
+    """The fence leaves it (what it leads to is not the tools' to write): the question says so, as
+    the line after does; it said nothing of it."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside, must not change\n")
+
+    def link_out(project: Path) -> None:
+        (project / "a.txt").unlink()
+        os.symlink(outside, project / "a.txt")
+
+    out, project = await rewound(tmp_path, link_out)
+    assert ("left as it is, outside the working directory or where the file tools may not write: a.txt "
+            "[y/N] y") in out, out
+    assert outside.read_text() == "outside, must not change\n" and (project / "a.txt").is_symlink()
+    assert (project / "b.txt").read_text() == "b zero\n"
+    assert "1 file left as it is: outside the working directory or where the file tools may not write: a.txt" in out

@@ -145,6 +145,9 @@ def _standing(s: AgentSession, n: int) -> str:
         elif paths:
             said.append(f"deleted since the agent wrote {'it' if one else 'them'}: {them} "
                         f"({'it is' if one else 'they are'} put back)")
+    if fenced := s.checkpoints.fenced(n):  # a link out put where a file was, say: the line after says it too
+        said.append(f"left as {'it is' if len(fenced) == 1 else 'they are'}, outside the working directory or where "
+                    f"the file tools may not write: {names([shown_path(p, s.cwd) for p in fenced])}")
     return "".join(f"; {x}" for x in said)
 
 
