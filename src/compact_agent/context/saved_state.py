@@ -79,6 +79,7 @@ class SavedState:
     """Saving and re-applying the layers' decisions and what the schedule learned (module docstring)."""
 
     window_learned: LearnedWindow | None  # set here too: its type is the manager's, not the one set
+    archive_retry_at: int | None = None  # when a pause by an unwritten archive is tried again (compacting.py)
 
     def layer_state(self: _Manager) -> dict[str, Any]:
         """The layers' decisions, with what was learned under `LEARNED` (only what there is)."""
