@@ -99,3 +99,31 @@ async def test_a_write_in_a_working_directory_gone_makes_it_not_again(project: P
                   "back, or start compact-agent again where the project is now", out
     assert not project.exists()
     assert sorted(p.name for p in (tmp_path / "moved").iterdir()) == ["a.py"]
+
+
+@pytest.mark.parametrize("args", [{"pattern": "*.py"}, {"pattern": "src/**/*.py"}, {"pattern": "*.py", "path": "src"}],
+                         ids=["here", "below", "path"])
+async def test_glob_in_a_working_directory_gone_names_it(project: Path, tmp_path: Path, args: dict[str, str]) -> None:
+    """glob said 'Directory not found: .', as if the model had named a wrong folder."""
+    env = make_env(project)
+    project.rename(tmp_path / "moved")
+    out = await call(env, "glob", **args)
+    assert out == f"glob: the working directory {project} {GONE}: tell the user, who can put it back, or start " \
+                  "compact-agent again where the project is now", out
+
+
+async def test_a_glob_of_a_missing_folder_is_still_not_found(project: Path) -> None:
+    out = await call(make_env(project), "glob", pattern="*.py", path="nowhere")
+    assert out.startswith("Directory not found: nowhere"), out
+
+
+async def test_write_file_in_a_working_directory_gone_asks_nothing(project: Path, tmp_path: Path) -> None:
+    """In ask mode the user was asked 'create b.py?' for a write that could only be refused after."""
+    asked: list[str] = []
+    env = make_env(project)
+    env.permissions = Permissions(project, "ask", ask=lambda tool, detail: asked.append(detail) or "once")
+    project.rename(tmp_path / "moved")
+    out = await call(env, "write_file", path="b.py", content="B = 1\n")
+    assert out.startswith(f"could not write b.py: the working directory {project} {GONE}"), out
+    assert asked == []
+    assert not project.exists()

@@ -20,7 +20,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..safety.checked_open import Swapped, make_folders, open_checked, read_checked
+from ..safety.checked_open import Swapped, make_folders, open_checked, read_checked, workdir_gone
 from ..safety.permissions import Decision, resolve_path
 from .base import (
     MAX_LINE_CHARS,
@@ -233,6 +233,8 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     if refusal := env.permissions.outside_message(p):  # before anything about the file is looked at
         return NotRun(refusal)
     shown = _shown(env, p)
+    if p.is_relative_to(Path(env.cwd).resolve()) and (gone := workdir_gone(env.cwd)) is not None:
+        return ToolFailure(f"could not write {shown}: {gone.strerror}")  # said before anyone is asked to approve it
     if p.is_dir():
         return ToolFailure(f"{shown} is a directory; give a file path.")
     existed = p.exists()

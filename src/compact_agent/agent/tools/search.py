@@ -46,7 +46,7 @@ from typing import Any
 import regex
 
 from ...words import quoted
-from ..safety.checked_open import open_read
+from ..safety.checked_open import open_read, workdir_gone
 from ..safety.permissions import resolve_path
 from .base import (
     MAX_GLOB_RESULTS,
@@ -341,7 +341,9 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
         return NotRun(refusal)
     rest = "/".join(parts[fixed:])
     named = _namer(env)
-    if not root.is_dir():
+    if not root.is_dir():  # in the working directory moved or deleted meanwhile, that is said (as bash says it)
+        if root.is_relative_to(Path(env.cwd).resolve()) and (gone := workdir_gone(env.cwd)) is not None:
+            return ToolFailure(f"glob: {gone.strerror}")
         return ToolFailure(f"Directory not found: {named(root)}")
     try:
         match = _matcher(rest)
