@@ -56,7 +56,7 @@ from ..tools.file_state import (
     read_paths_in_view,
     save_read_state,
 )
-from ..tools.toolset import build_toolset, mention_messages
+from ..tools.toolset import Restoring, build_toolset
 from . import server_turns, server_windows, turn
 from .ended_calls import EndedCalls
 from .extensions import SessionExtensions
@@ -170,10 +170,10 @@ class AgentSession:
         # Hooks, plan, MCP servers, usage ledger (kept across /clear: the MCP connections).
         self.ext = SessionExtensions(self, resumed=exists, previous=getattr(self, "ext", None))
         held = self._held_reads = HeldReads(self.read_state)  # read as restored once the compaction holds
+        restoring = Restoring(self.env)  # the files read again, and what became of each file changed
         restorer = Restorer(
-            recent_files=lambda: list(reversed(self.read_state.paths())),
-            reread=lambda paths, n: held.hold(lambda: mention_messages(self.env, paths, n, kind="restore",
-                                                                       salt=f"c{len(self.cm.compactions)}")),
+            recent_files=lambda: list(reversed(self.read_state.paths())), state=restoring.state,
+            reread=lambda paths, n: held.hold(lambda: restoring.reread(paths, n, f"c{len(self.cm.compactions)}")),
             reset=lambda: None,  # the reads a compaction leaves in view stay read: _after_compact
             resolve=lambda s: resolve_path(self.cwd, s),
             attachments=lambda: self.ext.attachments(),

@@ -18,7 +18,9 @@ import errno
 import functools
 import hashlib
 import logging
+import os
 import re
+import stat
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -38,6 +40,7 @@ from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
 from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
+from ...context.compaction.ledger import GONE
 from ...context.plumbing.markers import WHOLE, mark
 from ..safety.checked_open import Swapped
 from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
@@ -218,6 +221,7 @@ def mention_messages(
     kind: str = "mention",
     salt: str = "",
     confined: bool = True,
+    left_out: dict[Path, str] | None = None,
 ) -> list[ModelMessage]:
     """One synthetic read_file call/return exchange carrying every mentioned file, recorded as read.
 
@@ -226,6 +230,12 @@ def mention_messages(
     `salt` (e.g. the turn number) when the same file may be mentioned again, since providers reject
     repeated tool call ids. `kind` names the source ("mention", "restore") in ids and metadata.
     `confined=False` only for paths the caller checked: see `read_file_text`.
+
+    `left_out` (a compaction's restore, `Restoring`): a file that cannot be shown is left out, not
+    sent as a read that failed, and why is put there in a few words; one over the read limit comes
+    back as its first lines (`read_default_lines`), cut to `max_tokens_per_file` as a long file is,
+    where its read failed whole; and one changed on disk since the model's tools last read or wrote it
+    says so first (the copy is the file as it is now, which the model had not seen).
     """
     if not paths:
         return []
@@ -237,7 +247,17 @@ def mention_messages(
     for n, path in enumerate(paths):
         p = resolve_path(env.cwd, path)
         rel = _shown(env, p)
-        image = read_image(env, p, confined=confined)
+        changed = left_out is not None and p in env.read_state and not env.read_state.is_current(p)
+        raw: str = ""
+        try:
+            image = read_image(env, p, confined=confined)
+            if not isinstance(image, list):
+                raw = image if image is not None else read_file_text(env, p, *_head_of(env, p, left_out),
+                                                                     confined=confined)
+        except OSError as e:  # a file that cannot be opened (its mode, a folder not to be entered)
+            if left_out is None:
+                raise
+            image, raw = None, ToolFailure(f"{rel} cannot be read ({e.strerror or e}).")
         if isinstance(image, list):  # the image itself (the model takes images)
             digest = hashlib.sha256(f"{salt}\0{rel}\0".encode() + _image_bytes(image)).hexdigest()[:12]
             call_id = f"{kind}_{n}_{digest}"
@@ -245,8 +265,10 @@ def mention_messages(
             returns.append(ToolReturnPart("read_file", [tool_text(x) if isinstance(x, str) else x for x in image],
                                           tool_call_id=call_id, metadata=whole))
             continue
-        raw = image if image is not None else read_file_text(env, p, confined=confined)
-        content = tool_text(raw)
+        if left_out is not None and isinstance(raw, ToolFailure):
+            left_out[p] = _why(str(raw), rel)
+            continue
+        content = (f"[{rel} changed on disk since you last read or edited it]\n" if changed else "") + tool_text(raw)
         cap = max_tokens_per_file * 4 if max_tokens_per_file else None
         cut = cap is not None and len(content) > cap
         # Whole: not cut here, nor a refusal, nor a part of the file (read_file's line and size caps).
@@ -266,7 +288,73 @@ def mention_messages(
         call_id = f"{kind}_{n}_{digest}"
         calls.append(ToolCallPart("read_file", {"path": rel}, tool_call_id=call_id))
         returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id, metadata=whole if held else meta))
+    if not calls:
+        return []
     return [ModelResponse(parts=calls, metadata=meta), ModelRequest(parts=returns, metadata=meta)]
+
+
+class Restoring:
+    """The files a compaction restores, read again as the agent reads them (`Restorer.reread`), and
+    what became of each file the compaction lists as changed (`Restorer.state`): `a.py (edited)`
+    stayed listed so after the user deleted it or put a folder, a FIFO or a link in its place, and
+    the restore left it out unsaid; a file the restore could not show came back as a read that failed."""
+
+    def __init__(self, env: ToolEnv) -> None:
+        self.env = env
+        self.left_out: dict[Path, str] = {}  # of the latest restore: the files it could not show, why
+
+    def reread(self, paths: list[Path], max_tokens_per_file: int, salt: str) -> list[ModelMessage]:
+        self.left_out = {}
+        return mention_messages(self.env, paths, max_tokens_per_file, kind="restore", salt=salt,
+                                left_out=self.left_out)
+
+    def state(self, path: str) -> str | None:
+        """What the file the model named `path` is now, where it is no longer a regular file there (its
+        last name itself: a link is said, not followed), or why the latest restore left it out."""
+        named = Path(path)
+        try:
+            where = resolve_path(self.env.cwd, named.parent) / named.name
+            why = self.left_out.get(resolve_path(self.env.cwd, named)) if self.left_out else None
+            st = os.lstat(where)
+        except (FileNotFoundError, NotADirectoryError):
+            return GONE
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            now = f"now a link to {_link_target(where)}"
+        elif stat.S_ISDIR(st.st_mode):
+            now = "now a folder"
+        elif not stat.S_ISREG(st.st_mode):
+            now = "now a FIFO" if stat.S_ISFIFO(st.st_mode) else "now no regular file"
+        else:
+            now = None
+        if why is None:
+            return now
+        return f"{now}, not restored" if now else f"not restored: {why}"
+
+
+def _link_target(where: Path) -> str:
+    try:
+        return os.readlink(where)
+    except OSError:
+        return "a path that cannot be read"
+
+
+def _head_of(env: ToolEnv, p: Path, left_out: dict[Path, str] | None) -> tuple[int | None, int | None]:
+    """The offset and limit a restore reads `p` with: its first lines where it is over the read limit,
+    which read whole fails (a restore is cut to its per-file budget anyway); else the whole file."""
+    try:
+        over = left_out is not None and p.stat().st_size > env.settings.read_max_bytes
+    except OSError:
+        over = False
+    return (1, env.settings.read_default_lines) if over else (None, None)
+
+
+def _why(failure: str, rel: str) -> str:
+    """A failed read's reason in a few words: `a.py is a binary file (9 bytes); not shown.` is
+    `a binary file (9 bytes)`; a reason that does not start with the file's name, whole to its end."""
+    text = failure.removeprefix(f"{rel} ").removeprefix("is ").strip()
+    return text.split(";")[0].removesuffix(".").strip() or "it cannot be read"
 
 
 def _image_bytes(content: list[Any]) -> bytes:

@@ -320,23 +320,23 @@ class Compactor(Keeper):
             def message(listed: Sequence[str], apart: bool = False) -> ModelRequest:
                 """`listed`: the files read, not restored; `apart`: the newest typed message in one of its own."""
                 named = user_messages.without(users, 0) if apart else users
-                if incremental:
+                if incremental:  # what became of each file listed (`Restorer.state`), said after the restore
                     return with_images(summary.update_message(
                         text, archive_path, named, since, listed, all_users=user_messages.without(every, -1)
                         if apart else every, all_files=files, strategy=strategy,
-                        archive_above=summary.archive_named(keep_head[0])), images)
-                return with_images(summary.summary_message(text, archive_path, named, strategy, files, listed), images)
+                        archive_above=summary.archive_named(keep_head[0]), state=self.restorer.state), images)
+                return with_images(summary.summary_message(text, archive_path, named, strategy, files, listed,
+                                                           self.restorer.state), images)
             head_msg = message(reads)
             limits = self._restore_limits(self.scaled(self.estimated([*keep_head, head_msg, *tail]) + overhead))
             paths, _ = self.restorable(messages, [*keep_head, *tail], limits)
-            if len(shown := [p for p in reads if self.restorer.name(p) not in paths]) < len(reads):
-                head_msg = message(shown)  # a file restored is not also one to "read again if needed"
+            shown = [p for p in reads if self.restorer.name(p) not in paths]  # not also one to "read again"
             self.drop_plan()  # it counted the files the read state held
             if not reread or reread[-1][0] != (paths, limits.restore_tokens_per_file):
                 self.restorer.reset()
                 reread.append(((paths, limits.restore_tokens_per_file), self.restorer.reread(
                     list(reversed(paths)), limits.restore_tokens_per_file) if paths else []))
-            files_back = reread[-1][1]
+            files_back, head_msg = reread[-1][1], message(shown)  # a file the restore left out is said
             attached = self.restorer.attachments()
             if incremental:
                 attached = restore.new_attachments(attached, keep_head)

@@ -10,7 +10,7 @@ message lists it as plain paths with what happened to each, which costs a few to
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
@@ -27,8 +27,8 @@ from ..plumbing.file_changes import changed_files as changed_files
 from ..plumbing.file_changes import failed_calls, path_of
 from ..plumbing.markers import RESTORED, failed_result, ours
 
-__all__ = ["FAILED", "READ_TOOLS", "Ledger", "call_args", "changed_files", "named", "read_files", "read_path",
-           "reads", "render", "render_failed"]
+__all__ = ["FAILED", "GONE", "READ_TOOLS", "Ledger", "call_args", "changed_files", "named", "read_files", "read_path",
+           "reads", "render", "render_failed", "states_of"]
 
 #: The tools that write, edit or patch files (`plumbing/file_changes.py`, where `changed_files` reads
 #: them), and those that read one (in lower case): ours, Claude Code's Read, editor tools' view. Each
@@ -124,14 +124,39 @@ def _slice(call: ToolCallPart, results: dict[str, ToolReturnPart]) -> tuple[obje
                  for k in SLICE_KEYS)
 
 
-def render(ledger: Ledger) -> list[str]:
-    """One line per file changed, in the order the files were first changed (what failed left out)."""
+#: What `Restorer.state` says of a file that is no longer there (the agent's own deletion says it already).
+GONE = "deleted since"
+
+
+def render(ledger: Ledger, states: Mapping[str, str] | None = None) -> list[str]:
+    """One line per file changed, in the order the files were first changed (what failed left out),
+    with what became of it since where `states` says (`Restorer.state`): `a.py (edited; deleted since)`.
+    A file the model changed stays listed whatever happened to it; the list said `a.py (edited)` of a
+    file the user had deleted or replaced by a folder since, which the restore then left out unsaid."""
     lines = []
     for path, actions in ledger.items():
         done = [a for a in actions if not a.endswith(FAILED)]
+        now = (states or {}).get(path)
+        if now == GONE and done and done[-1] == "deleted":
+            now = None
         if done:
-            lines.append(f"- {path} ({', '.join(done)})")
+            lines.append(f"- {path} ({', '.join(done)}{f'; {now}' if now else ''})")
     return lines
+
+
+def states_of(paths: Collection[str], state: Callable[[str], str | None] | None) -> dict[str, str]:
+    """What `state` (`Restorer.state`) says of each of `paths`, where it says anything. A callback that
+    raises says nothing: what became of a file is no reason to fail a compaction (as `named`)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        if state is None:
+            break
+        try:
+            if now := state(path):
+                out[path] = now
+        except Exception:  # noqa: BLE001 - any failure of the caller's callback: see above
+            continue
+    return out
 
 
 def render_failed(ledger: Ledger) -> list[str]:

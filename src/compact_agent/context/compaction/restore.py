@@ -41,6 +41,10 @@ class Restorer:
     read state; `attachments` returns extra context that must survive (plan, instructions) as
     messages; `resolve` names a path as the file it is (`./a.py` and `a.py` alike): a path it
     raises for (a link that loops) is named by its text (`ledger.named`), and the compaction goes on.
+    `state(path)`: what became of a file the compaction lists as changed, in a few words, where it is
+    no longer what the model's tools left (`ledger.GONE`, "now a folder"), or where the latest
+    `reread` left it out, unable to show it ("not restored: a binary file (150 bytes)"); None otherwise
+    (the default: a caller that knows no disk, as the analyzer's replay, says nothing).
     """
 
     recent_files: Callable[[], list[Path]] = list
@@ -49,6 +53,7 @@ class Restorer:
     attachments: Callable[[], list[ModelMessage]] = list
     file_tokens: Callable[[Path], int] = lambda p: tokens.text_tokens("x" * min(p.stat().st_size, 10_000_000))
     resolve: Callable[[str], Path] = Path
+    state: Callable[[str], str | None] = lambda path: None
 
     def name(self, path: str) -> Path | str:
         """`resolve(path)`, or the text `path` where it raised (`ledger.named`)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -186,15 +186,18 @@ def last_item(listing: str) -> str:
 
 def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: dict[str, list[str]] | None,
                   reads: Sequence[str], *, users_note: str, files_note: str, archive_note: str,
-                  closing: str, note: str = RECORD_NOTE) -> list[str]:
+                  closing: str, note: str = RECORD_NOTE,
+                  state: Callable[[str], str | None] | None = None) -> list[str]:
     """The text of a compaction message: the record (which nothing in it can close), then what the
-    program copied itself: the user's messages, the ledger, the paths read, the archive."""
+    program copied itself: the user's messages, the ledger (with what became of each file since, where
+    `state`, `Restorer.state`, says), the paths read, the archive."""
     body = neutralise(summary.strip())  # no way out of the record, no header of ours inside it
     lines = [head, note, f"<{RECORD_TAG}>", body, f"</{RECORD_TAG}>", ""]
     if user_messages:
         lines += [users_note, *listed(user_messages, user_item), ""]
     shown = {path_line(path): actions for path, actions in (files or {}).items()}
-    if shown and (changed := ledger.render(shown)):
+    now = {path_line(p): n for p, n in ledger.states_of(list(files or {}), state).items()}
+    if shown and (changed := ledger.render(shown, now)):
         lines += [files_note, *changed, ""]
     if shown and (tried := ledger.render_failed(shown)):
         lines += ["Writes and edits that did not happen (they failed or were refused: these files are as they "
@@ -211,7 +214,7 @@ def _record_lines(head: str, summary: str, user_messages: Sequence[str], files: 
 
 def summary_message(summary: str, archive: Path | None, user_messages: Sequence[str],
                     strategy: str = "full", files: dict[str, list[str]] | None = None,
-                    reads: Sequence[str] = ()) -> ModelRequest:
+                    reads: Sequence[str] = (), state: Callable[[str], str | None] | None = None) -> ModelRequest:
     """The first message of a compacted history.
 
     Besides the summary (framed as a record of the work, a model's or the program's, never as the user's
@@ -228,7 +231,7 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
                       f"is at {archive} (read it with read_file; one that begins with an earlier summary names "
                       f"the archive before it).") if archive else "",
         closing="Continue the work from where it stopped without recapping the summary to the user and "
-                "without asking them questions about it.")
+                "without asking them questions about it.", state=state)
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(reversed(user_messages)),
                    "archive": str(archive) if archive else None, "files_changed": dict(files or {}),
                    **metadata(user_messages)}}
@@ -237,7 +240,8 @@ def summary_message(summary: str, archive: Path | None, user_messages: Sequence[
 
 def update_message(summary: str, archive: Path | None, user_messages: Sequence[str], files: dict[str, list[str]],
                    reads: Sequence[str], *, all_users: Sequence[str], all_files: dict[str, list[str]],
-                   strategy: str, archive_above: str | None = None) -> ModelRequest:
+                   strategy: str, archive_above: str | None = None,
+                   state: Callable[[str], str | None] | None = None) -> ModelRequest:
     """The message an incremental compaction appends after the compaction message it keeps (which
     stays byte for byte, a cache hit): the record of what happened since, the user's messages since
     verbatim, the files changed since. Its metadata carries every user message and the whole ledger
@@ -252,7 +256,7 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
                    "user's words):",
         files_note="Files changed since (read them again before editing):",
         archive_note=_archive_since(archive, archive_above),
-        closing="", note=UPDATE_NOTE)  # the message it follows says to continue
+        closing="", note=UPDATE_NOTE, state=state)  # the message it follows says to continue
     meta = {MARK: {"kind": "summary", "strategy": strategy, "user_messages": list(all_users),
                    "archive": str(archive) if archive else None, "files_changed": dict(all_files),
                    **metadata(all_users)}}
