@@ -47,13 +47,13 @@ def model(server: FakeOpenAIServer) -> OpenAIChatModel:
     return OpenAIChatModel(server.model, provider=OpenAIProvider(openai_client=client))
 
 
-async def read_pages(records: bool, fallback_window: int) -> tuple[str, list[Event], ContextManager,
-                                                                   FakeOpenAIServer, FakeOpenAIServer]:
+async def read_pages(records: bool, fallback_window: int, busy_every: int = 3) -> tuple[
+        str, list[Event], ContextManager, FakeOpenAIServer, FakeOpenAIServer]:
     sent = {"n": 0}
 
     def every_third(req: ChatRequest, attempt: int) -> Fault | None:
         sent["n"] += 1
-        return Fault.http(503) if sent["n"] % 3 == 0 else None
+        return Fault.http(503) if sent["n"] % busy_every == 0 else None
 
     events: list[Event] = []
     with FakeOpenAIServer(responder, window=8_000, faults=every_third) as primary, \
@@ -85,6 +85,17 @@ def test_the_fallback_s_refusal_is_compacted_and_its_window_learned(records: boo
     assert compactions[0].trigger == "reactive" and not compactions[0].failed
     assert compactions[0].tokens_before == learned[0].tokens_before  # the refused prompt, as the server counted it
     assert all(not e.failed for e in compactions)
+
+
+def test_a_summary_request_the_fallback_refuses_as_too_long_teaches_the_window() -> None:
+    """The summary request goes to the FallbackModel too: with the primary busy and the fallback
+    refusing it for length, the compaction failed with the whole group ("All models from
+    FallbackModel failed"), three times in a row, until a main request's refusal taught the window;
+    the refusal inside the group is read as one there too, and the summary made within it."""
+    output, events, cm, primary, fallback = asyncio.run(read_pages(False, 5_000, busy_every=2))
+    assert output == "all read"
+    assert [e.error for e in events if e.layer == "compact" and e.failed] == []
+    assert cm.window_learned is not None and cm.window_learned.window == 5_000
 
 
 def overflow(model_name: str, limit: int, used: int) -> ModelHTTPError:

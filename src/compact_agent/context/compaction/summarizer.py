@@ -119,6 +119,10 @@ class SharedPrefixSummarizer:
             return await self._shared(messages, prompt)
         except ModelContextWindowExceededError:
             raise
+        except ExceptionGroup as e:  # a FallbackModel's models all failed: one refusing it as too long?
+            if (overflow := as_overflow(e)) is None:
+                raise
+            raise overflow from e
         except (ModelAPIError, UnexpectedModelBehavior, ValueError, SummaryNotSent) as e:
             if (overflow := as_overflow(e)) is not None:  # a local server's words for it
                 raise overflow from e
