@@ -13,8 +13,10 @@ import io
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic_ai.toolsets import FunctionToolset
 from rich.console import Console
 
 from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers, ServerState
@@ -74,10 +76,19 @@ async def test_mcp_rows_stand_in_columns_in_the_configured_order(tmp_path: Path,
     """Written with two spaces between the fields, the state, the count and the tool names stood at
     a different place on every row, and the failed servers came after every connected one."""
     async def start(self: McpServers, cfg: McpServerConfig) -> ServerState:
-        state = await notes_server(self, cfg)
-        if cfg.name == "searchengine":  # a server of two tools
-            state.tools = ["searchengine_find", "searchengine_fetch"]
-        return state
+        if cfg.name != "searchengine":
+            return await notes_server(self, cfg)
+        toolset: FunctionToolset[Any] = FunctionToolset()  # a server of two tools, as /mcp lists them now
+
+        @toolset.tool_plain
+        def find(q: str) -> str:
+            return q
+
+        @toolset.tool_plain
+        def fetch(url: str) -> str:
+            return url
+
+        return ServerState(cfg, toolset, ["searchengine_find", "searchengine_fetch"])
 
     monkeypatch.setattr(McpServers, "_start", start)
     servers = {"searchengine": {"url": "http://127.0.0.1:9/mcp"}, "broken": {"command": "/nonexistent/mcp-server"},

@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import secrets
-from ..agent.integrations.mcp_servers import McpServers
 from ..agent.run.runner import AgentSession
 from ..session.archives import space_line
 from ..words import plural
@@ -37,6 +36,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     from ..agent.run.first_request import prepare
 
     await prepare(s)  # before this run's first request: what it will send, as /context counts it
+    await s.ext.mcp_tools_now()  # a server's list changed since the last request: its count as it is now
     pic = picture(s)
     used = pic.used  # the figure /context shows: system prompt and tools included
     lim = s.cm.limits
@@ -82,20 +82,10 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
     if kept := space_line(s.store.archives()):  # nothing removes them by itself
         _row(c, "archives", kept)
     if s.ext.mcp is not None:
-        _row(c, "mcp", _servers(s.ext.mcp))
+        from .more_commands import mcp_summary
+
+        _row(c, "mcp", mcp_summary(s.ext.mcp))
     c.print(render.savings_table(pic.kept_out))  # of the context `picture` just measured, as /context counts it
-
-
-def _servers(mcp: McpServers) -> str:
-    """/status's row of the MCP servers, in the configured order: each one's state, and a connected
-    one's tool count (`notes connected, 1 tool; broken failed`); /mcp names the tools and why one failed."""
-    def state(name: str) -> str:
-        if name in mcp.live:
-            return f"{name} connected, {plural(len(mcp.live[name].tools), 'tool')}"
-        return f"{name} {'stopped' if name in mcp.stopped else 'failed' if name in mcp.failed else 'connecting'}"
-
-    said = "; ".join(state(cfg.name) for cfg in mcp.configs)
-    return said + (" (/mcp says why)" if mcp.failed else "")
 
 
 def _endpoint(s: AgentSession) -> str | None:

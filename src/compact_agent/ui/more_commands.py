@@ -146,9 +146,22 @@ async def _mcp(s: AgentSession, args: str, c: Console) -> None:
     # says is each server's state, not "they connect with the first message", which print mode never sends.
     mcp.listed = True  # a server that fails meanwhile is said in the list, not also in a line of its own
     await s.ext.connect()
+    await s.ext.mcp_tools_now()  # a server's list changed since the last request (list_changed): as it is now
     # Not read as markup: a failure names where to check, `[mcp_servers.NAME]`, which markup dropped.
     for line, failed in mcp_rows(mcp, s.ext.mcp_notes):
         c.print(line, style="red" if failed else None, markup=False, highlight=False)
+
+
+def mcp_summary(mcp: McpServers) -> str:
+    """/status's row of the MCP servers, in the configured order: each one's state, and a connected
+    one's tool count (`notes connected, 1 tool; broken failed`); /mcp names the tools and why one failed."""
+    def state(name: str) -> str:
+        if name in mcp.live:
+            return f"{name} connected, {plural(len(mcp.live[name].tools), 'tool')}"
+        return f"{name} {'stopped' if name in mcp.stopped else 'failed' if name in mcp.failed else 'connecting'}"
+
+    said = "; ".join(state(cfg.name) for cfg in mcp.configs)
+    return said + (" (/mcp says why)" if mcp.failed else "")
 
 
 def mcp_rows(mcp: McpServers, notes: Mapping[str, list[str]] | None = None) -> list[tuple[str, bool]]:

@@ -107,18 +107,21 @@ class SessionExtensions:
             out.append(self._mcp_tools)
         return out
 
-    async def _mcp_tools_now(self) -> None:
+    async def mcp_tools_now(self) -> None:
         """The servers' tools as the turn's first request will offer them, and whether they wait behind
         tool_search, worked out before the turn declares the servers: a server's list may have changed
         since the last turn (mcp_servers.McpServers.offered), a /model switch moved them behind the
-        search or out of it. A server that cannot list them now fails the request as it would have."""
+        search or out of it. A server that cannot list them now fails the request as it would have.
+        /mcp, /status and /context work them out so too, and show the lists as they are now."""
         from pydantic_ai import RunContext
         from pydantic_ai.usage import RunUsage
 
+        if self.mcp is None or not hasattr(self, "_mcp_tools"):
+            return
         agent: Any = self.session.agent
         with contextlib.suppress(Exception):
             await self._mcp_tools.get_tools(RunContext(deps=None, model=agent.model, usage=RunUsage(), agent=agent))
-        self._extend_compactable(self.mcp.compactable_tools() if self.mcp is not None else set())
+        self._extend_compactable(self.mcp.compactable_tools())
 
     def _emit(self, event: Event) -> None:
         cm = getattr(self.session, "cm", None)
@@ -168,7 +171,7 @@ class SessionExtensions:
             if out:
                 parts.append(("session_start", hook_context(self.source, out)))
         if self.mcp is not None:
-            await self._mcp_tools_now()
+            await self.mcp_tools_now()
             if delta := self.mcp.delta_text():
                 parts.append(("mcp", delta))
         return context_message(parts)
