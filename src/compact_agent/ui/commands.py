@@ -14,6 +14,7 @@ from rich.text import Text
 
 from .. import secrets
 from ..agent.run.runner import AgentSession
+from ..agent.safety.checked_open import workdir_gone
 from ..session.archives import space_line
 from ..words import plural
 from . import render
@@ -49,6 +50,8 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
         _row(c, "session", session)
     if (where := _endpoint(s)) is not None:  # on a row of its own: beside the model it pushed the id to a second line
         _row(c, "endpoint", where)
+    if (gone := workdir_gone(s.cwd)) is not None:  # moved or deleted meanwhile: every tool refuses, and says so
+        _row(c, "directory", str(gone.strerror).removeprefix("the working directory ").replace("tell the user, who can ", ""))
     # Where the figure comes from, as /context's heading says: a compaction's own figures are estimates.
     # Counted, on the safe side, until the reports tell: the figure may fall by it at the next one.
     unsure = (f" ({pic.reasoning_unsure:,} of them the last answer's reasoning, which the provider may not "
