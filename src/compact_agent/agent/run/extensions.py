@@ -112,7 +112,8 @@ class SessionExtensions:
         tool_search, worked out before the turn declares the servers: a server's list may have changed
         since the last turn (mcp_servers.McpServers.offered), a /model switch moved them behind the
         search or out of it. A server that cannot list them now fails the request as it would have.
-        /mcp, /status and /context work them out so too, and show the lists as they are now."""
+        /mcp and /status work them out so too, and show the lists as they are now (/context sizes the
+        tools the last request sent)."""
         from pydantic_ai import RunContext
         from pydantic_ai.usage import RunUsage
 
