@@ -1,7 +1,8 @@
 """The file changes under an edit: while the user is asked about it, between two part reads, by a
 `chmod 444`, through a second name, or with its mtime put back. The user's change is never written
-over, a read-only file is not changed, and a hard-linked file keeps its links. Each change is made
-by the test at that very moment (the question's answerer, a hook), so no race is needed."""
+over, a read-only file is not changed, and a hard-linked file's other names are not written. Each
+change is made by the test at that very moment (the question's answerer, a hook), so no race is
+needed."""
 
 from __future__ import annotations
 
@@ -174,22 +175,32 @@ async def test_an_edit_keeps_the_files_mode(work: Path) -> None:
     assert stat.S_IMODE(notes.stat().st_mode) == 0o640
 
 
-async def test_a_hard_linked_file_is_edited_in_place_and_keeps_its_links(work: Path, tmp_path: Path) -> None:
-    a = work / "a.py"
-    a.write_text(A_PY)
-    other = tmp_path / "a_hardlink.py"
-    os.link(a, other)
-    inode = a.stat().st_ino
+async def test_a_hard_linked_file_is_written_as_a_new_file_and_the_other_names_keep_the_old_text(
+        work: Path, tmp_path: Path) -> None:
+    """A name in the project of a file also named outside it (a package manager's store, a `cp -al`
+    snapshot): written into, the file outside would change, where the tools never write."""
+    store = tmp_path / "store"
+    store.mkdir()
+    outside = store / "index.js"
+    outside.write_text("module.exports = 1;\n")
+    (work / "node_modules").mkdir()
+    inside = work / "node_modules" / "index.js"
+    os.link(outside, inside)
     env = make_env(work)
-    await call(env, "read_file", path="a.py")
-    out = await call(env, "edit_file", path="a.py", old_string="VALUE = 1", new_string="VALUE = 2")
-    assert out.startswith("Edited a.py (1 replacement, written in place: the file has 2 names (hard links), "
-                          "and each shows the change); lines"), out
-    assert a.stat().st_ino == inode and a.stat().st_nlink == 2
-    assert other.read_text() == a.read_text() == A_PY.replace("VALUE = 1", "VALUE = 2")
-    out = await call(env, "write_file", path="a.py", content="x = 1\n")  # shorter: the rest is cut off
-    assert out.startswith("Overwrote a.py (1 line, written in place"), out
-    assert other.read_bytes() == b"x = 1\n"
+    await call(env, "read_file", path="node_modules/index.js")
+    out = await call(env, "edit_file", path="node_modules/index.js", old_string="= 1", new_string="= 2")
+    assert out.startswith("Edited node_modules/index.js (1 replacement, written as a new file: it had 2 names "
+                          "(hard links), the other keeps the old text); lines"), out
+    assert outside.read_text() == "module.exports = 1;\n"
+    assert inside.read_text() == "module.exports = 2;\n"
+    assert inside.stat().st_nlink == outside.stat().st_nlink == 1
+    os.link(inside, store / "a.js")
+    os.link(inside, store / "b.js")
+    out = await call(env, "write_file", path="node_modules/index.js", content="x = 1\n")
+    assert out == "Overwrote node_modules/index.js (1 line, written as a new file: it had 3 names (hard links), " \
+                  "the other 2 keep the old text).", out
+    assert (store / "a.js").read_text() == (store / "b.js").read_text() == "module.exports = 2;\n"
+    assert inside.read_text() == "x = 1\n"
 
 
 async def test_a_file_the_user_removes_while_asked_is_not_made_again(work: Path) -> None:

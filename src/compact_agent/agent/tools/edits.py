@@ -11,7 +11,6 @@ of one file.
 from __future__ import annotations
 
 import difflib
-import errno
 import logging
 import os
 import re
@@ -20,7 +19,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..safety.checked_open import Swapped, make_folders, open_checked, read_checked, workdir_gone
+from ..safety.checked_open import Swapped, make_folders, read_checked, workdir_gone
 from ..safety.permissions import Decision, resolve_path
 from .base import (
     MAX_LINE_CHARS,
@@ -33,7 +32,7 @@ from .base import (
     _numbered,
     _shown,
 )
-from .file_state import Changed, atomic_write_bytes, read_all
+from .file_state import Changed, atomic_write_bytes
 from .legacy_text import foreign_to_cjk
 from .line_endings import BREAK, NAMES, break_count, dominant, lines, with_ending
 from .text_encoding import SNIFF_BYTES, UTF8, Encoding, decode, escaped_bytes, sniff
@@ -186,12 +185,15 @@ def _kept(enc: Encoding) -> str:
 
 def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) -> ToolFailure | str:
     """Checkpoint, write, and remember the new version so the next edit needs no re-read; what the
-    result adds ("" or that it was written in place), or why nothing was written.
+    result adds ("" or what became of the file's other names), or why nothing was written.
 
     The file must still hold `was`, what the change was made from (None: be absent): the user may
-    have saved it, or made it, while asked about the change. A file with other names (hard links)
-    is written in place, so they see the change too; any other atomically (temp file, fsync,
-    rename). A failed write names the file the model asked for, not the temp file beside it."""
+    have saved it, or made it, while asked about the change. Every file is written atomically (temp
+    file, fsync, rename), one with other names (hard links) too: they keep the old text, and the
+    result says so. Writing into the file itself would change them as well, and they may be outside
+    the working directory (a package manager's store, a `cp -al` snapshot), where the tools never
+    write; where they are cannot be known. A failed write names the file the model asked for, not
+    the temp file beside it."""
     if was is not None and (refusal := _read_only(env, p)):  # made read-only while the user was asked
         return refusal
     if env.checkpoints is not None:  # saved with what the write leaves: a rewind keeps a version changed since
@@ -200,11 +202,11 @@ def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) ->
     try:
         make_folders(p.parent, under=env.cwd)  # none through a link swapped in since the check, nor the working
         # directory gone meanwhile made again (safety/checked_open.py)
-        if was is not None and (names := _names(p)) > 1:
-            write_in_place(p, data, was)
-            note = f", written in place: the file has {names} names (hard links), and each shows the change"
-        else:
-            atomic_write_bytes(p, data, checked=True, expect=True, holding=was)
+        names = _names(p) if was is not None else 1
+        atomic_write_bytes(p, data, checked=True, expect=True, holding=was)
+        if names > 1:
+            others = "the other keeps" if names == 2 else f"the other {names - 1} keep"
+            note = f", written as a new file: it had {names} names (hard links), {others} the old text"
         written = True
     except Swapped:
         raise  # said by the toolset: refused, not a failed write
@@ -332,27 +334,6 @@ def _names(p: Path) -> int:
         return os.stat(p, follow_symlinks=False).st_nlink
     except OSError:
         return 1
-
-
-def write_in_place(path: Path, data: bytes, was: bytes) -> None:
-    """Write `data` over the resolved, checked file `path`, which must still hold `was` (Changed),
-    into the file itself: one with other names (hard links), whom a rename would leave holding the
-    old text. Not atomic: a SIGTERM, SIGHUP or Ctrl-C waits for the end of the write, a crash or a
-    power cut in its middle can leave it part-written (a checkpoint keeps the version before)."""
-    from ...stop_signals import held  # not at the start: it is loaded before anything heavy
-
-    fd = open_checked(path, os.O_RDWR | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or read_all(fd, len(was)) != was:
-            raise Changed(errno.ESTALE, "changed since it was read", str(path))
-        with held():
-            done = 0
-            while done < len(data):
-                done += os.pwrite(fd, data[done:], done)
-            os.ftruncate(fd, len(data))
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _replaced(text: str, matches: list[re.Match[str]], new: str) -> tuple[str, set[str]]:
