@@ -7,7 +7,11 @@ The rules are read here, in Python (the `pathspec` library matches gitignore pat
 of git: grep and glob run without asking the user, and git run in a repository runs what its
 config names (`core.fsmonitor`), refuses one another user owns, and may not be installed. The
 files are read as the walk enters each folder, so the walk's bounds cover them, and each is read
-opened as checked (a FIFO in a `.gitignore`'s place is no rule, not a wait).
+opened as checked (a FIFO in a `.gitignore`'s place is no rule, not a wait). A symlinked
+`.gitignore` or `info/exclude` is not followed (git refuses a symlinked `.gitignore`): it could
+lead out of the project. A UTF-8 byte-order mark before the first rule is dropped, as git drops
+it, and a line git passes over (`\\`, `!`, `a\\`, `[z-a]`) is dropped alone: the other rules
+hold, no search fails, and no rule's text is ever put in an error.
 
 A repository is one whose `.git` this user (or root) owns, as git itself refuses the others: a
 `/tmp/.git` made by someone else hides nothing. A folder holding its own `.git` inside the
@@ -24,16 +28,19 @@ import re
 from pathlib import Path
 
 import pathspec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from ..safety.checked_open import open_read
 
 MAX_RULES_BYTES = 1 << 20  # of one ignore file: past this, the rest is not read
 
 
-def read_rules(path: Path) -> str:
-    """An ignore file's text, '' when there is none (or it is no regular file, or unreadable)."""
+def read_rules(path: Path, follow: bool = False) -> str:
+    """An ignore file's text, '' when there is none (or it is no regular file, or unreadable). A
+    link at its end is followed only when `follow` (a config file, the user's own excludes file):
+    a symlinked `.gitignore` or `info/exclude` reads as none."""
     try:
-        with open_read(path.resolve()) as fh:
+        with open_read(path.resolve() if follow else path.parent.resolve() / path.name) as fh:
             return fh.read(MAX_RULES_BYTES).decode("utf-8", "surrogateescape")
     except (OSError, RuntimeError, ValueError):
         return ""
@@ -53,11 +60,11 @@ def _git_dir(dot_git: Path) -> Path:
     (a linked work tree, a submodule), the `gitdir:` it names, and its `commondir` if it has one."""
     if dot_git.is_dir():
         return dot_git
-    text = read_rules(dot_git)
+    text = read_rules(dot_git, follow=True)
     if not text.startswith("gitdir:"):
         return dot_git
     git_dir = dot_git.parent / text[len("gitdir:"):].strip()
-    common = read_rules(git_dir / "commondir").strip()
+    common = read_rules(git_dir / "commondir", follow=True).strip()
     return git_dir / common if common else git_dir
 
 
@@ -91,7 +98,7 @@ def global_excludes(git_dir: Path) -> Path | None:
                git_dir / "config"]
     named = None
     for config in configs:
-        if (setting := _excludes_setting(read_rules(config))) is not None:
+        if (setting := _excludes_setting(read_rules(config, follow=True))) is not None:
             named = setting
     if named is None:
         return xdg / "git" / "ignore"
@@ -101,8 +108,15 @@ def global_excludes(git_dir: Path) -> Path | None:
 
 
 def _spec(text: str) -> pathspec.GitIgnoreSpec | None:
-    spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
-    return spec if spec.patterns else None
+    """An ignore file's rules, each line compiled alone: one git passes over (`!`, a trailing `\\`, a
+    range `[z-a]`) is dropped, as git drops it: compiled at once, the whole file failed on it."""
+    patterns = []
+    for line in text.removeprefix("\ufeff").split("\n"):
+        try:
+            patterns.append(GitIgnoreSpecPattern(line.removesuffix("\r")))
+        except (ValueError, re.error, RecursionError, OverflowError):
+            continue
+    return pathspec.GitIgnoreSpec(patterns) if any(p.include is not None for p in patterns) else None
 
 
 class Rules:
@@ -121,7 +135,8 @@ class Rules:
         if not _owned(dot_git):
             return None
         git_dir = _git_dir(dot_git)
-        texts = [read_rules(path) if (path := global_excludes(git_dir)) else "", read_rules(git_dir / "info" / "exclude")]
+        texts = [read_rules(path, follow=True) if (path := global_excludes(git_dir)) else "",
+                 read_rules(git_dir / "info" / "exclude")]
         return cls(tuple(("", spec) for text in texts if (spec := _spec(text)) is not None))
 
     def ignored(self, rel: str, folder: bool) -> bool:
