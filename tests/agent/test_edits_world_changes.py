@@ -6,6 +6,8 @@ needed."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import stat
 from collections.abc import Callable
@@ -134,6 +136,33 @@ async def test_a_change_that_puts_the_mtime_back_is_seen(work: Path, change: str
     out = await call(env, "write_file", path="a.py", content="def greet(name):\n    return 'yo ' + name\n")
     assert out.startswith("File changed on disk since it was read: a.py"), out
     assert a.read_text() == users
+
+
+def test_each_turns_checkpoint_of_the_reads_hashes_no_file_again(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reads' checkpoint is made at every turn: a file is judged there by its mtime and size, by
+    its digest only when an edit asks (60 read files of 3 MB were hashed again at every turn)."""
+    small, big = tmp_path / "a.py", tmp_path / "data.csv"
+    small.write_text(A_PY)
+    big.write_bytes((b"x" * 99 + b"\n") * 20000)  # 2 MB: past a checkpoint's hash, not an edit's digest
+    state = ReadFileState()
+    for f in (small, big):
+        state.record(f, f.stat().st_mtime_ns, True, offset=1, limit=10)
+    opened: list[Path] = []
+    real = file_state.open_regular
+    monkeypatch.setattr(file_state, "open_regular", lambda path: opened.append(Path(path)) or real(path))
+    kept = state.current_json()
+    files = json.loads(kept)["files"]
+    assert [(f["path"], f["sha256"]) for f in files] == [
+        (str(small), hashlib.sha256(A_PY.encode()).hexdigest()), (str(big), None)]
+    assert opened == []
+    st = big.stat()  # changed, its size and mtime put back: the edit's question still sees it
+    with big.open("r+b") as f:
+        f.write(b"USER")
+    os.utime(big, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert not state.is_current(big) and opened == [big]
+    state.rewound(kept, [])  # back to that turn: the read kept its digest
+    assert not state.is_current(big) and state.is_current(small)
 
 
 @pytest.mark.parametrize("tool", ["edit_file", "write_file"])
