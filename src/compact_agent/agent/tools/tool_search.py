@@ -14,6 +14,7 @@ had, was told no such tool existed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -51,10 +52,9 @@ class DeferredTools:
 
     def _load(self, path: Path) -> None:
         try:
-            names = json.loads(read_own(path).decode("utf-8"))["loaded"]
-            self.loaded = {name for name in names if isinstance(name, str)}
-        except FileNotFoundError:
-            pass
+            with contextlib.suppress(FileNotFoundError):  # none found yet
+                names = json.loads(read_own(path).decode("utf-8"))["loaded"]
+                self.loaded = {name for name in names if isinstance(name, str)}
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             self.warning = f"{path.name} is unreadable; tools found by tool_search earlier must be searched for again"
 
