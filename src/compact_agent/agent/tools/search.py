@@ -13,9 +13,10 @@ folder not entered, and one line at the end says how many entries were left out 
 a git work tree, neither looks at what git ignores (ignores.py) unless the path names it, nor
 follows a symlinked folder: a line names what was skipped (search_notes.py).
 
-grep searches a run of lines (BLOCK_CHARS) at once first: where the pattern finds nothing in it,
-no line has a match, and the run costs one search instead of one a line. Where it finds something,
-the lines are searched one by one, so a match is always one line's.
+grep searches a run of lines (BLOCK_CHARS) at once first, for a pattern proved to find something
+in the run wherever it finds something in one of its lines (grep_runs.py): where it finds nothing
+there, the run costs one search instead of one a line. Where it finds something, the lines are
+searched one by one, so a match is always one line's. Any other pattern is searched line by line.
 
 The walk itself (walk.py) is bounded too, for both tools: it is iterative (a tree 10,000 levels deep is
 walked, not a RecursionError), it checks the clock and the interrupt between entries (300,000
@@ -58,6 +59,7 @@ from .base import (
     hidden_note,
 )
 from .glob_patterns import MATCH_TIME_S, GlobTooLarge, GlobTooSlow, _expand_braces, _too_large, _too_slow
+from .grep_runs import RunSearch, across_lines
 from .grep_shown import _Hit
 from .search_files import _FileName, _namer, _readable_inside
 from .search_notes import Skipped, _encodings_note, _then
@@ -146,24 +148,6 @@ def _search(rx: Any, composed: Any, line: str, timeout: float) -> tuple[Any, str
 
 
 BLOCK_CHARS = 1 << 16  # of lines searched at once, so a run with no match costs one search, not one a line
-_LINE_BY_LINE = regex.compile(r"\\[AZzG]|\(\?<!|\(\?[^:)]*[-^]")
-"""What a pattern searched across many lines at once could fail to find that a line alone holds: an
-anchor at the string's start or end (`\\A`, `\\Z`), a negative lookbehind (`(?<!\\n)x` at a line's
-start), or a flag turned off (`(?-m)`). Such a pattern is searched one line at a time only."""
-
-
-def _across_lines(pattern: str, composed: str) -> tuple[Any, Any] | None:
-    """The pattern (and its composed form) to search a run of lines at once, `^` and `$` at each
-    line's start and end: where it finds nothing, no line of the run has a match. Where it finds
-    something, the lines are searched one by one, so a match is always one line's, as before.
-    None for a pattern such a search could miss a match of (`_LINE_BY_LINE`)."""
-    if _LINE_BY_LINE.search(pattern):
-        return None
-    try:
-        rx = regex.compile(pattern, regex.MULTILINE)
-        return rx, (rx if composed == pattern else regex.compile(composed, regex.MULTILINE))
-    except (regex.error, ValueError, OverflowError, RecursionError):
-        return None
 
 
 class _FileGrep:
@@ -179,16 +163,20 @@ class _FileGrep:
     def where(self) -> str:
         return f"{self.name()}:{self.n}"
 
-    def run(self, lines: list[tuple[int, int, str]], block: tuple[Any, Any] | None) -> str | None:
-        """Search a run of lines: None to go on, else the note the search stops with ('' for none)."""
-        if self.hit is None and block is not None:
+    def run(self, lines: list[tuple[int, int, str]], block: RunSearch | None) -> str | None:
+        """Search a run of lines: None to go on, else the note the search stops with ('' for none).
+        A run is searched at once only when made of whole lines (each before the last ends with its
+        `\n`: a line longer than LINE_MAX_BYTES is not)."""
+        if (self.hit is None and block is not None and block.on
+                and all(piece.endswith("\n") for _, _, piece in lines[:-1])):
             self.n = lines[0][0]
             if self.bound.exceeded(self.where):
                 return ""
             try:
-                found, _ = _search(*block, "".join(piece for _, _, piece in lines), min(LINE_TIME_S, self.bound.left()))
-            except TimeoutError:
-                found = True  # searched line by line, each under its own limit
+                found, _ = _search(block.rx, block.composed, "".join(piece for _, _, piece in lines),
+                                   min(LINE_TIME_S, self.bound.left()))
+            except TimeoutError:  # searched line by line, each under its own limit, as is the rest
+                found, block.on = True, False
             if not found:
                 self.n, self.at, self.piece = lines[-1]
                 return None
@@ -228,7 +216,7 @@ class _FileGrep:
             self.hits.append(f"{self.name()}:{self.hit.shown(self.at + len(self.piece), more=bool(self.bound.why))}")
 
 
-def _grep_lines(fh: Any, rx: Any, composed: Any, block: tuple[Any, Any] | None, bound: Bound,
+def _grep_lines(fh: Any, rx: Any, composed: Any, block: RunSearch | None, bound: Bound,
                 name: _FileName, hits: list[str]) -> str:
     """Search one open file into `hits`; the note that stops the whole search when the pattern takes
     too long on a line, else '' (`bound.why` says when the search's time ran out or it was stopped)."""
@@ -257,7 +245,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         return ToolFailure(f"invalid regex {quoted(pattern)}: {e}")
     except RecursionError:  # `((((…` hundreds deep: the parser's words were 'maximum recursion depth exceeded'
         return ToolFailure(f"invalid regex {quoted(pattern)}: groups nested too deeply")
-    block = _across_lines(pattern, nfc(pattern))
+    block = across_lines(pattern, nfc(pattern))
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
         return NotRun(refusal)
