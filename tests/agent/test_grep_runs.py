@@ -49,7 +49,7 @@ def grepped(root: Path, pattern: str) -> list[int]:
     return [int(line.split(":")[1]) for line in out.splitlines() if line.startswith("f.txt:")]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PATTERNS, TEXTS, st.sampled_from([4, 12, 1 << 16]), st.sampled_from([3, 1 << 20]))
 @example(r"return(?!\s*;)", "x\nreturn\n;\n", 1 << 16, 1 << 20)
 @example(r"a(?!\nb)", "a\nb\n", 1 << 16, 1 << 20)
