@@ -15,18 +15,22 @@ bar's redraws (`Screen`).
 from __future__ import annotations
 
 import asyncio
-import codecs
+import atexit
 import contextlib
 import logging
 import re
+import shutil
 import signal
+import tempfile
 from contextvars import ContextVar
+from pathlib import Path
 
 from ... import secrets, stop_signals
 from ..integrations.instructions import command_of, files_now
 from ..safety.checked_open import workdir_gone
 from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
+from .screen import Screen
 from .shell_groups import kill_group, running, started
 from .text_encoding import decode_output
 
@@ -43,103 +47,48 @@ NO_EDITOR = ("compact-agent: no interactive editor here (the command has no term
              "on the command line instead (git commit -m or -F, --no-edit; git tag -m), or name a "
              "non-interactive editor for this one command (GIT_EDITOR=true keeps the text as it is; "
              "GIT_SEQUENCE_EDITOR=\"sed -i ...\" git rebase -i).")
-#: The editor every program that opens one is given: it prints NO_EDITOR (from the variable, so
-#: that git's own line naming the editor stays short) and fails. A command may still name its own.
-_EDITOR = """sh -c 'printf "%s\\n" "$COMPACT_AGENT_NO_EDITOR" >&2; exit 1' editor"""
-NO_EDITOR_ENV = {"COMPACT_AGENT_NO_EDITOR": NO_EDITOR, "EDITOR": _EDITOR, "VISUAL": _EDITOR,
-                 "GIT_EDITOR": _EDITOR, "GIT_SEQUENCE_EDITOR": _EDITOR}
+#: The editor every program that opens one is given (`editor_env`): a script that prints NO_EDITOR
+#: (from the variable, so that git's own line naming the editor stays short) and fails. One path, no
+#: arguments: a program that runs $EDITOR without a shell finds it too.
+_EDITOR_SCRIPT = '#!/bin/sh\nprintf "%s\\n" "$COMPACT_AGENT_NO_EDITOR" >&2\nexit 1\n'
+_editor_dir: list[Path] = []  # the private folder it is written in, once per process
+
+
+def _editor() -> str:
+    if not _editor_dir:
+        folder = Path(tempfile.mkdtemp(prefix="compact-agent-editor-"))  # only ours can write there
+        atexit.register(shutil.rmtree, folder, True)
+        _editor_dir.append(folder)
+    script = _editor_dir[0] / "no-editor"
+    if not script.is_file():  # written again if a cleaner took it
+        script.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        script.write_text(_EDITOR_SCRIPT)
+        script.chmod(0o700)
+    return str(script)
+
+
+def editor_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` with the failing editor: EDITOR and VISUAL name it, and git's core.editor and
+    sequence.editor, given as configuration the environment adds (GIT_CONFIG_COUNT, after any it
+    has): above the user's and the repository's config, below `git -c core.editor=true` and
+    GIT_EDITOR or GIT_SEQUENCE_EDITOR set for one command. The user's own GIT_EDITOR and
+    GIT_SEQUENCE_EDITOR are left out: they would come first."""
+    editor = _editor()
+    out = {k: v for k, v in env.items() if k not in ("GIT_EDITOR", "GIT_SEQUENCE_EDITOR")}
+    try:
+        count = max(int(out.get("GIT_CONFIG_COUNT", "0")), 0)
+    except ValueError:  # git itself refuses to run with it
+        count = 0
+    for n, key in enumerate(("core.editor", "sequence.editor"), count):
+        out[f"GIT_CONFIG_KEY_{n}"], out[f"GIT_CONFIG_VALUE_{n}"] = key, editor
+    out["GIT_CONFIG_COUNT"] = str(count + 2)
+    return {**out, "COMPACT_AGENT_NO_EDITOR": NO_EDITOR, "EDITOR": editor, "VISUAL": editor}
 
 
 def cut_from(output: str) -> int:
     """How many characters `bash_impl` cut from the middle of `output` (0: none)."""
     found = _CUT.search(output)
     return int(found.group(1)) if found else 0
-
-
-# A command writes for a terminal even without one: colours (`\x1b[32mPASSED\x1b[0m`), titles and
-# links (OSC), cursor moves, progress bars that redraw one line with a carriage return
-# (`\rprogress 1%\rprogress 2%…`: 30,000 characters for the one line a user sees). `Screen` reads
-# the output as it comes and gives what a terminal leaves to read: each escape sequence removed
-# (CSI, OSC, the two-byte ones; one split between two reads is held until it ends), and a line a
-# lone CR rewrote in its last version (the last text after a CR that is not empty: `50%\r100%\r`
-# is `100%`); CR LF ends a line and is kept as it was. On bytes: those it looks for are ASCII,
-# which no byte of a UTF-8 character is; output with a NUL byte (binary, UTF-16 or 32, where they
-# may be half a character) or a UTF-16 mark is given as it comes, from there on.
-
-#: The longest unfinished line held back for a carriage return that may rewrite it; a longer one
-#: is given as it is (a later rewrite of it is then added after it).
-MAX_LINE = 65_536
-#: The longest escape sequence held back while unfinished (an OSC never ended is given as text).
-MAX_HELD = 4_096
-
-#: An escape sequence: CSI, OSC (its text on one line, at most MAX_HELD bytes: a stray `ESC ]`
-#: takes no text with it up to a BEL far below), or one of two bytes.
-_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]{0,%d}(?:\x07|\x1b\\)|[ -/]*[0-~])" % MAX_HELD)
-#: One begun at the end of what has come so far.
-_BEGUN = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\r\n]{0,%d}\x1b?|[ -/]*)\Z" % MAX_HELD)
-#: A line (its end of line excluded) with a carriage return that is not the CR of a CR LF.
-_REWRITTEN = re.compile(rb"^[^\n]*\r(?!\n)[^\n]*", re.MULTILINE)
-
-
-class Screen:
-    """Feed it the output's chunks (`feed`), then `end`; each gives the bytes to keep."""
-
-    def __init__(self) -> None:
-        self._held = b""  # an escape sequence begun at the end of the last chunk
-        self._line = bytearray()  # the line being written: a carriage return may still rewrite it
-        self._raw: bool | None = None  # not text for a terminal: given as it comes
-
-    def feed(self, chunk: bytes) -> bytes:
-        if self._raw is None and chunk:  # UTF-16 (a .env catted, with its mark) is not ASCII's
-            self._raw = chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        if self._raw or b"\0" in chunk:  # nor are binary bytes, UTF-16 or 32: a CR, an ESC may be
-            rest, self._raw = bytes(self._line) + self._held, True  # half a character there
-            self._line, self._held = bytearray(), b""
-            return rest + chunk
-        data = self._held + chunk
-        self._held = b""
-        if b"\x1b" in data:
-            if (begun := _BEGUN.search(data)) is not None and len(data) - begun.start() <= MAX_HELD:
-                data, self._held = data[:begun.start()], data[begun.start():]
-            data = _ESCAPE.sub(b"", data).replace(b"\x1b", b"")
-        end = data.rfind(b"\n") + 1
-        if end:
-            done = bytes(self._line) + data[:end]
-            self._line = bytearray(data[end:])
-        else:
-            done = b""
-            self._line += data
-        if b"\r" in data:
-            self._line = bytearray(_open_line(bytes(self._line)))
-        if len(self._line) > MAX_LINE:  # given as it is; a CR at its end stays, to end it or rewrite
-            cr = self._line.endswith(b"\r")
-            done += bytes(self._line[:-1] if cr else self._line)
-            self._line = bytearray(b"\r" if cr else b"")
-        return _rewritten(done) if b"\r" in done else done
-
-    def end(self) -> bytes:
-        """The rest: the last line if it did not end (without a CR at its end: no LF comes), and an
-        escape begun and never finished, as text."""
-        rest = bytes(self._line).rstrip(b"\r") + self._held.replace(b"\x1b", b"")
-        self._line, self._held = bytearray(), b""
-        return _rewritten(rest) if b"\r" in rest else rest
-
-
-def _last_version(line: bytes) -> bytes:
-    """A line's last version: its last text after a CR that is not empty, with the CR of a CR LF."""
-    body = line.rstrip(b"\r")
-    cr = b"\r" if len(body) < len(line) else b""
-    return next((part for part in reversed(body.split(b"\r")) if part), b"") + cr
-
-
-def _rewritten(lines: bytes) -> bytes:
-    return _REWRITTEN.sub(lambda m: _last_version(m.group()), lines)
-
-
-def _open_line(line: bytes) -> bytes:
-    """A line not ended yet, reduced to its last version: a CR at its end is kept, for the LF that
-    would make it a line end or the text that would rewrite the line."""
-    return _last_version(line) if b"\r" in line.rstrip(b"\r") else line
 
 
 class _Capped:
@@ -244,8 +193,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     limit = min(limit, MAX_BASH_TIMEOUT_S)
     # No pager, editor or credential prompt may wait for input nobody can give.
     # Nor may it see the provider key: `env` or a debug print would put it in the session.
-    child_env = {**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0",
-                 **NO_EDITOR_ENV}
+    child_env = editor_env({**secrets.scrubbed_env(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     with contextlib.ExitStack() as group:
         # Its group is killed if the agent ends meanwhile (shell_groups.py); a SIGTERM that comes
         # before the group is known waits for it (the command may be running already).
@@ -261,7 +209,7 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
                     return NotRun(f"bash: {gone.strerror}")
                 raise
             group.enter_context(running(proc.pid))
-        code, timed_out, notes, out, odd = await _outcome(proc, limit, cap)
+        code, timed_out, notes, out, odd, screen = await _outcome(proc, limit, cap)
     if before is not None:
         _say_changed(env, before, command)
     # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
@@ -269,7 +217,9 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
     out = secrets.redact(out.rstrip("\n")) or "(no output)"
     if odd:
         notes.append(NOT_UTF8)
-    text = "\n".join([out, *notes, exit_line(code, limit if timed_out else None)])
+    # What the output lost to look as on a terminal comes first: the last line before the exit code
+    # stays the output's own (the tool line's summary, the lines the REPL shows under a command).
+    text = "\n".join([*([screen] if screen else []), out, *notes, exit_line(code, limit if timed_out else None)])
     if code == 0:
         return text
     return Killed(text) if timed_out else ToolFailure(text)
@@ -299,9 +249,10 @@ def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], c
 
 
 async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
-                   ) -> tuple[int, bool, list[str], str, bool]:
+                   ) -> tuple[int, bool, list[str], str, bool, str]:
     """Wait for `proc` (at most `limit` seconds): its return code, whether it timed out, the notes
-    so far, the output kept (within `cap` characters) and whether some of it was not UTF-8."""
+    so far, the output kept (within `cap` characters), whether some of it was not UTF-8, and the
+    line saying what was removed or rewritten to keep it as a terminal leaves it (`Screen.note`)."""
     sink = _Capped(cap * 4)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, sink))
@@ -330,7 +281,7 @@ async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
     if not done:
         reader.cancel()
     out, odd = sink.text(cap)
-    return code, timed_out, notes, out, odd
+    return code, timed_out, notes, out, odd, sink.screen.note()
 
 
 def exit_line(code: int, timed_out_after: float | None = None) -> str:
