@@ -30,16 +30,17 @@ PATTERNS = st.recursive(st.sampled_from(ATOMS),
                                                 inner.map(lambda p: f"(?:{p})"), inner.map(lambda p: f"({p})*"),
                                                 inner.map(lambda p: f"(?={p})"), inner.map(lambda p: f"(?<={p})")),
                         max_leaves=6)
-TEXTS = st.lists(st.sampled_from(["a", "b", "A", " ", "\n", "\n", "\r\n", "x", "é", "e\u0301", ";"]),
+TEXTS = st.lists(st.sampled_from(["a", "b", "A", " ", "\n", "\n", "\r\n", "\r", "x", "é", "e\u0301", ";"]),
                  max_size=24).map("".join)
 
 
 def line_by_line(pattern: str, text: str) -> list[int]:
-    """The lines a search of each line alone finds the pattern in (its pieces, as grep reads it)."""
+    """The lines a search of each line alone finds the pattern in (its pieces, as grep reads it, each
+    without its line ending, as `grep -P` and ripgrep search a line)."""
     rx, composed = regex.compile(pattern), regex.compile(search.nfc(pattern))
     found = set()
     for n, _, piece in search._lines(io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")):
-        if search._search(rx, composed, piece, 1.0)[0]:
+        if search._search(rx, composed, piece.removesuffix("\n"), 1.0)[0]:
             found.add(n)
     return sorted(found)
 
@@ -57,6 +58,15 @@ def grepped(root: Path, pattern: str) -> list[int]:
 @example("\\n\\B", "a\nb", 1 << 16, 1 << 20)
 @example("(?m)^$", "a\nb", 1 << 16, 1 << 20)
 @example("a[^x]$", "a\nb", 1 << 16, 1 << 20)
+@example("\\s+$", "clean line\nclean two\ntrailing space \n", 1 << 16, 1 << 20)  # the line ending is no blank
+@example("\\s+$", "clean line\r\nclean two\r\ntrailing space \r\n", 1 << 16, 1 << 20)
+@example("\\s+$", "clean line\rclean two\rtrailing space \r", 1 << 16, 1 << 20)
+@example("[^a]", "a\naa\nab\n", 1 << 16, 1 << 20)
+@example("[^a]", "a\r\naa\r\nab\r\n", 1 << 16, 1 << 20)
+@example("[^a]", "a\raa\rab\r", 4, 1 << 20)
+@example("^\\s*$", "x\n\ny\n", 1 << 16, 1 << 20)
+@example("^\\s*$", "x\r\n\r\ny\r\n", 1 << 16, 1 << 20)
+@example("^\\s*$", "x\r\ry\r", 1 << 16, 1 << 20)
 @example("^b", "aaab\n", 1 << 16, 3)  # a line read in pieces: the second piece starts no line of the run
 def test_grep_finds_the_lines_a_search_of_each_line_finds(pattern: str, text: str, block: int, piece: int) -> None:
     try:
@@ -103,3 +113,19 @@ def test_a_run_that_runs_out_of_time_ends_the_run_searches(tmp_path: Path, monke
     out = grep_impl(ToolEnv(tmp_path, Settings(), ReadFileState(), Permissions(tmp_path, "yes")), "needle")
     assert out == "f.txt:501:needle"
     assert slow.searches == 1
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+@pytest.mark.parametrize("pattern,text,lines", [
+    (r"\s+$", "clean line{e}clean two{e}trailing space {e}", [3]),
+    (r"\s$", "clean line{e}trailing space {e}", [2]),
+    ("[^a]", "a{e}aa{e}ab{e}", [3]),
+    ("[^a ]", "a{e}a a{e}ab{e}", [3]),
+    (r"^\s*$", "x{e}{e}y{e}", [2]),
+    (r"^\s+", "x{e}{e}  y{e}", [3]),
+])
+def test_a_line_is_searched_without_its_ending(tmp_path: Path, end: str, pattern: str, text: str,
+                                               lines: list[int]) -> None:
+    """The line break was searched as part of the line: `\\s+$` found every line, `[^a]` lines of `a`s."""
+    (tmp_path / "f.txt").write_bytes(text.format(e=end).encode())
+    assert grepped(tmp_path, pattern) == lines

@@ -1,23 +1,21 @@
 """Which patterns grep may search a run of lines with at once, finding nothing there only where no
 line of the run has a match: then the run costs one search instead of one a line.
 
-A line is searched as its own string, its `\\n` last; the run is the lines joined, searched with `^`
-and `$` at each line's start and end (MULTILINE). A match in a line is a match in the run when the
-pattern cannot tell the two apart, which is proved here for an allow-list of the pattern's parts,
-not patched case by case: anything else (a part not on the list, a part read otherwise than the
-engine reads it) is searched line by line, as before the runs.
+A line is searched as its own string, without its ending; the run is the lines joined, each
+with its `\\n`, searched with `^` and `$` at each line's start and end (MULTILINE). A match in a
+line is a match in the run when the pattern cannot tell the two apart, which is proved here for an
+allow-list of the pattern's parts, not patched case by case: anything else (a part not on the
+list, a part read otherwise than the engine reads it) is searched line by line, as before the runs.
 
-The argument. Inside a line, up to its `\\n`, every position has the same characters around it in
-the line and in the run, except that at the line's start the line has nothing before it where the
-run has a `\\n`: `^`, `\\b` and lookbehinds that matched still match. With no negation (no `(?!`,
-`(?<!`, `\\B`, atomic group or possessive repeat, nor anything undoing a try), more that holds can
-only add matches, and the engine tries every way from every start. What differs is the position
-after the line's `\\n`, the run's next line's start: there a line has `$` true, `\\B` true, `\\Z`
-true. So, besides no negation, no `\\A \\Z \\z \\G`, no `(?m)` (making `^` hold there too): either
-the pattern has no `$` (nothing true after the `\\n` then, in the line, that does not hold in the run),
-or nothing in it can match a `\\n` (no `.` under `(?s)`, `\\s`, `\\W`, `\\D`, `[^…]`, escapes of
-numbers or names…): then a match ends before the `\\n`, or is empty after it, holding only `$`,
-which also holds before the `\\n`, in the run too.
+The argument. A match in a line uses only the line's characters, which the run has too, in the
+same order. Around them, the line has nothing before its start where the run has a `\\n`, and
+nothing after its end where the run has a `\\n`: `^`, `$`, `\\b` and lookarounds that matched
+there in the line still match in the run. With no negation (no `(?!`, `(?<!`, `\\B`, atomic group
+or possessive repeat, nor anything undoing a try), more that holds can only add matches, and the
+engine tries every way from every start; `\\A \\Z \\z \\G` (true only at the line's ends) are
+not on the list. A pattern with both a `$` and a part that can match a `\\n` (`.` under `(?s)`,
+`\\s`, `\\W`, `\\D`, `[^…]`, escapes of numbers or names…) is also searched line by line, a
+margin kept from when a line was searched with its `\\n`: the argument above does not need it.
 
 A run is only joined from whole lines (a line longer than the piece read at once is searched line
 by line), and once a run's search runs out of time no further run is tried in that search.

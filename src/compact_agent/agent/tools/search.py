@@ -31,6 +31,9 @@ encoding: a shell's grep or sed sees other bytes there.
 A matching line is shown whole up to LINE_SHOWN characters. A longer one (minified JSON, a log
 line) is shown as a window of that size around its first match, headed by the match's column, so
 text deep inside a long line is found and seen, not just counted.
+
+A line is searched without its ending (`\\n`, `\\r\\n` or a lone `\\r`, all read as `\\n`), as `grep -P`
+and ripgrep search it: `\\s+$` finds trailing blanks, not every line, and `[^a]` no line of `a`s.
 """
 
 from __future__ import annotations
@@ -191,8 +194,9 @@ class _FileGrep:
             return ""
         if self.hit is None:  # once a line has a match, the rest of it is only read for its length
             per_line = min(LINE_TIME_S, self.bound.left())
+            body = piece[:-1] if piece.endswith("\n") else piece  # the line without its ending, as `grep -P`
             try:
-                found, text = _search(self.rx, self.composed, piece, per_line)
+                found, text = _search(self.rx, self.composed, body, per_line)
             except TimeoutError:
                 if per_line < LINE_TIME_S:  # what ran out is the search's time, not the pattern's own
                     self.bound.ran_out(self.where())
@@ -201,7 +205,7 @@ class _FileGrep:
                         "repetition like (a+)+ backtracks exponentially, simplify it]")
             if not found:
                 return None
-            self.hit = _Hit(n, text, piece, at, found)
+            self.hit = _Hit(n, text, body, at, found)
         if piece.endswith("\n") or len(piece) < LINE_MAX_BYTES:  # the line's last piece
             length = at + len(piece.rstrip("\n"))
             self.hits.append(f"{self.name()}:{self.hit.shown(length)}")
