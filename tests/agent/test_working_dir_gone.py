@@ -112,6 +112,16 @@ async def test_glob_in_a_working_directory_gone_names_it(project: Path, tmp_path
                   "compact-agent again where the project is now", out
 
 
+@pytest.mark.parametrize("args", [{"pattern": "print"}, {"pattern": "print", "path": "src"}], ids=["here", "path"])
+async def test_grep_in_a_working_directory_gone_names_it(project: Path, tmp_path: Path, args: dict[str, str]) -> None:
+    """grep said '. not found: the working directory … is gone …' where glob and bash say 'glob: …'."""
+    env = make_env(project)
+    project.rename(tmp_path / "moved")
+    out = await call(env, "grep", **args)
+    assert out == f"grep: the working directory {project} {GONE}: tell the user, who can put it back, or start " \
+                  "compact-agent again where the project is now", out
+
+
 async def test_a_glob_of_a_missing_folder_is_still_not_found(project: Path) -> None:
     out = await call(make_env(project), "glob", pattern="*.py", path="nowhere")
     assert out.startswith("Directory not found: nowhere"), out

@@ -253,7 +253,9 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     root = resolve_path(env.cwd, path or ".")
     if refusal := env.permissions.read_refusal(root):
         return NotRun(refusal)
-    if not root.exists():
+    if not root.exists():  # in the working directory moved or deleted meanwhile, that is said (as glob says it)
+        if root.is_relative_to(Path(env.cwd).resolve()) and (gone := workdir_gone(env.cwd)) is not None:
+            return ToolFailure(f"grep: {gone.strerror}")
         return _not_found(env, root)
     named = _namer(env)
     bound = Bound(GREP_TIME_S, stop, clock, name=named)
