@@ -251,3 +251,84 @@ async def test_a_hard_linked_file_the_user_saves_while_asked_is_not_written_over
     out = await call(env, "edit_file", path="a.py", old_string="VALUE = 1", new_string="VALUE = 2")
     assert out.startswith("refused: a.py was changed on disk after this edit was made from it"), out
     assert (tmp_path / "a_hardlink.py").read_text() == a.read_text() == USERS
+
+
+@pytest.mark.parametrize("change", ["touch", "rewritten"])
+async def test_a_new_mtime_on_the_same_bytes_is_no_change(work: Path, change: str) -> None:
+    """`touch`, a `sed -i` or formatter that changed nothing, a `git stash pop` of the same text: the
+    mtime moves, the bytes the model saw are there. The edit goes through, and the read takes the mtime."""
+    a = work / "a.py"
+    a.write_text(A_PY)
+    env = make_env(work)
+    await call(env, "read_file", path="a.py")
+    if change == "rewritten":  # a new file of the same bytes renamed over it, as sed -i does
+        (work / "a.tmp").write_text(A_PY)
+        os.replace(work / "a.tmp", a)
+    st = a.stat()
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert env.read_state.is_current(a)
+    assert env.read_state.get(a).mtime_ns == a.stat().st_mtime_ns  # type: ignore[union-attr]
+    assert json.loads(env.read_state.current_json())["files"]  # each turn's checkpoint of the reads agrees
+    out = await call(env, "edit_file", path="a.py", old_string="VALUE = 1", new_string="VALUE = 2")
+    assert out.startswith("Edited a.py (1 replacement)"), out
+
+
+async def test_a_file_past_the_digest_limit_with_a_new_mtime_must_be_read_again(
+        work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_state, "DIGEST_BYTES", 16)  # A_PY is larger: not hashed, judged by its mtime
+    a = work / "a.py"
+    a.write_text(A_PY)
+    env = make_env(work)
+    await call(env, "read_file", path="a.py")
+    st = a.stat()
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    out = await call(env, "edit_file", path="a.py", old_string="VALUE = 1", new_string="VALUE = 2")
+    assert out.startswith("File changed on disk since it was read: a.py"), out
+
+
+@pytest.mark.parametrize("tool", ["edit_file", "write_file"])
+@pytest.mark.parametrize("meanwhile", ["saved", "removed"])
+async def test_a_write_refused_as_changed_while_asked_leaves_no_file_to_restore(work: Path, tmp_path: Path,
+                                                                                tool: str, meanwhile: str) -> None:
+    """Refused before the checkpoint saves the file: /rewind listed it as a file to restore and
+    "restored" it, the user's version put back over itself."""
+    from compact_agent.agent.tools.checkpoints import Checkpoints
+
+    a = work / "a.py"
+    a.write_text(A_PY)
+
+    def change() -> None:
+        a.write_text(USERS) if meanwhile == "saved" else a.unlink()
+
+    env, _ = asking(work, change)
+    env.checkpoints = Checkpoints(tmp_path / "store")
+    env.checkpoints.begin(0, 0, "change it")
+    await call(env, "read_file", path="a.py")
+    if tool == "edit_file":
+        out = await call(env, "edit_file", path="a.py", old_string="VALUE = 1", new_string="VALUE = 2")
+    else:
+        out = await call(env, "write_file", path="a.py", content="VALUE = 3\n")
+    assert out.startswith("refused: a.py was changed on disk after this"), out
+    assert env.checkpoints.get(0).saved == {}  # type: ignore[union-attr]
+    assert Checkpoints(tmp_path / "store").get(0).saved == {}  # type: ignore[union-attr]  # nor in the list saved
+    assert env.checkpoints.rewind(0)[1] == []
+    assert a.read_text() == USERS if meanwhile == "saved" else not a.exists()
+
+
+@pytest.mark.parametrize("tool", ["edit_file", "write_file"])
+async def test_a_binary_file_is_refused_as_binary_not_as_unread(work: Path, tool: str) -> None:
+    """read_file shows no binary file, so "read it with read_file first" sent the model round in a loop."""
+    data = work / "data"
+    data.mkdir()
+    (data / "mixed.dat").write_bytes(b"HEAD\x00\x01\x02" + bytes(range(256)) * 4)
+    env = make_env(work)
+    shown = await call(env, "read_file", path="data/mixed.dat")
+    assert shown == "data/mixed.dat is a binary file (1031 bytes); not shown."
+    if tool == "edit_file":
+        out = await call(env, "edit_file", path="data/mixed.dat", old_string="HEAD", new_string="BODY")
+    else:
+        out = await call(env, "write_file", path="data/mixed.dat", content="text now\n")
+    assert out == ("refused: data/mixed.dat is a binary file (1031 bytes); edit_file and write_file change only "
+                   "text files: change it with bash (a command or a script) if it should change.")
+    assert "\n" not in out
+    assert (data / "mixed.dat").read_bytes().startswith(b"HEAD\x00")

@@ -45,6 +45,9 @@ def test_is_current_tracks_mtime_and_existence(tmp_path: Path) -> None:
     assert state.is_current(a)  # a partial read still allows editing
     st = a.stat()
     os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert state.is_current(a)  # a new mtime on the bytes read: no change
+    a.write_text("y")  # the same size, changed
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
     assert not state.is_current(a)
     state.record(a, a.stat().st_mtime_ns)
     a.unlink()

@@ -176,10 +176,11 @@ async def test_edit_requires_a_current_read(env: ToolEnv, work: Path) -> None:
     )
     await call(env, "read_file", path="m.py")
     st = f.stat()
-    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))  # someone else saved it
+    f.write_text("x = 1\ny = 5\n")  # someone else saved it
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
     out = await call(env, "edit_file", path="m.py", old_string="x = 1", new_string="x = 3")
     assert "changed on disk since it was read" in out
-    assert f.read_text() == "x = 1\ny = 2\n"
+    assert f.read_text() == "x = 1\ny = 5\n"
 
 
 async def test_edit_after_read_and_again_without_rereading(env: ToolEnv, work: Path) -> None:

@@ -19,6 +19,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from ...regular_file import open_regular
 from ..safety.checked_open import Swapped, make_folders, read_checked, workdir_gone
 from ..safety.permissions import Decision, resolve_path
 from .base import (
@@ -106,6 +107,9 @@ def _in_form(new: str, found: str) -> tuple[str, str]:
 def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     shown = _shown(env, p)
     if env.read_state.get(p) is None:
+        if (size := _binary(p)) is not None:  # read_file shows none, so "read it first" sent the model round
+            return ToolFailure(f"refused: {shown} is a binary file ({size} bytes); edit_file and write_file change "
+                               "only text files: change it with bash (a command or a script) if it should change.")
         if env.read_state.was_summarised(p):  # read before, then compacted away
             return ToolFailure(f"File was read before the conversation was compacted, and that read is no longer in "
                                f"view: {shown}; read it again with read_file before you {verb} it.")
@@ -113,6 +117,15 @@ def _guard_current(env: ToolEnv, p: Path, verb: str) -> str | None:
     if not env.read_state.is_current(p):
         return ToolFailure(f"File changed on disk since it was read: {shown}; read it again before you {verb} it.")
     return None
+
+
+def _binary(p: Path) -> int | None:
+    """The size of the file at `p` if it is binary (read_file does not show it), else None."""
+    try:
+        with open_regular(p) as f:
+            return os.fstat(f.fileno()).st_size if sniff(f.read(SNIFF_BYTES)) is None else None
+    except (OSError, ValueError):
+        return None
 
 
 def _file_text(shown: str, p: Path) -> tuple[str, Encoding, bytes] | ToolFailure:
@@ -196,6 +209,8 @@ def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) ->
     the temp file beside it."""
     if was is not None and (refusal := _read_only(env, p)):  # made read-only while the user was asked
         return refusal
+    if not _holds_still(p, was):  # changed while the user was asked: refused before the checkpoint saves it
+        return _changed(env, p, was, verb)
     if env.checkpoints is not None:  # saved with what the write leaves: a rewind keeps a version changed since
         env.checkpoints.before_write(p, data)
     written, note = False, ""
@@ -211,11 +226,7 @@ def _commit(env: ToolEnv, p: Path, data: bytes, was: bytes | None, verb: str) ->
     except Swapped:
         raise  # said by the toolset: refused, not a failed write
     except Changed:
-        if was is None:
-            return ToolFailure(f"refused: {_shown(env, p)} was made by another while this write waited (while the user "
-                               "was asked about it, say); nothing was written. Read it before you overwrite it.")
-        return ToolFailure(f"refused: {_shown(env, p)} was changed on disk after this {verb} was made from it (while the "
-                           f"user was asked about it, say); nothing was written. Read it again before you {verb} it.")
+        return _changed(env, p, was, verb)
     except OSError as e:
         return ToolFailure(f"could not write {_shown(env, p)}: {e.strerror or 'write failed'}")
     finally:
@@ -242,7 +253,7 @@ def write_file_impl(env: ToolEnv, path: str, content: str) -> str:
     existed = p.exists()
     old, enc, raw = "", UTF8, None
     if existed:
-        if env.read_state.get(p) is None:
+        if env.read_state.get(p) is None and _binary(p) is None:  # a binary one: said by _guard_current
             return ToolFailure(f"refused: {shown} already exists and has not been read; read it first with read_file.")
         if refusal := _guard_current(env, p, "overwrite") or _read_only(env, p):
             return NotRun(refusal)
@@ -326,6 +337,29 @@ def edit_file_impl(
     snippet = _numbered((shown_text(ln[:MAX_LINE_CHARS]) for ln in shown_lines[lo - 1 : hi]), lo)
     what = f"{count} replacements" if count > 1 else "1 replacement"
     return f"Edited {shown} ({what}{_kept(enc)}{_written_as(endings)}{form}{note}); lines {lo}-{hi} now read:\n{snippet}"
+
+
+def _holds_still(p: Path, was: bytes | None) -> bool:
+    """Whether `p` still holds `was` (None: is absent), as far as a look can tell; the write checks
+    again just before its rename (file_state.atomic_write_bytes)."""
+    if was is None:
+        return not os.path.lexists(p)
+    try:
+        return read_checked(p) == was
+    except FileNotFoundError:  # removed meanwhile
+        return False
+    except Swapped:
+        raise  # said by the toolset: refused
+    except OSError:  # not to be read as checked: the write says what it is
+        return True
+
+
+def _changed(env: ToolEnv, p: Path, was: bytes | None, verb: str) -> ToolFailure:
+    if was is None:
+        return ToolFailure(f"refused: {_shown(env, p)} was made by another while this write waited (while the user "
+                           "was asked about it, say); nothing was written. Read it before you overwrite it.")
+    return ToolFailure(f"refused: {_shown(env, p)} was changed on disk after this {verb} was made from it (while the "
+                       f"user was asked about it, say); nothing was written. Read it again before you {verb} it.")
 
 
 def _names(p: Path) -> int:

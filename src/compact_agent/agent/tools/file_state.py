@@ -110,11 +110,18 @@ class ReadFileState:
         return self._reads.get(_key(path))
 
     def is_current(self, path: Path | str) -> bool:
-        """Whether the file was read and is unchanged since (mtime, size, digest: an mtime put back by
-        `touch -r`, or a coarse clock's), as an edit asks; partial reads count unless `mixed`."""
+        """Whether the file was read and holds what the read saw (partial reads count unless `mixed`), as an
+        edit asks: by size and digest up to `DIGEST_BYTES` (an mtime put back is no proof; a new one on the
+        same bytes, as `touch` leaves, no change: the read takes it), else by mtime and size."""
         entry = self.get(path)
-        return entry is not None and _unchanged(entry) and (
-            entry.digest is None or _digest(entry.path, DIGEST_BYTES) == entry.digest)
+        st = _stat(entry.path) if entry is not None and not entry.mixed else None
+        if st is None or entry is None or entry.size not in (None, st.st_size):
+            return False
+        if entry.digest is None or _digest(entry.path, DIGEST_BYTES) != entry.digest:
+            return entry.digest is None and st.st_mtime_ns == entry.mtime_ns
+        if st.st_mtime_ns != entry.mtime_ns:  # the same bytes with a new mtime: the checkpoints' test agrees again
+            self._reads[entry.path] = replace(entry, mtime_ns=st.st_mtime_ns)
+        return True
 
     def paths(self) -> list[Path]:
         """Read paths from the oldest read to the newest."""
@@ -187,16 +194,10 @@ class ReadFileState:
         for item in (data or {}).get("files", []):
             try:
                 entry = FileRead(
-                    path=Path(item["path"]),
-                    mtime_ns=int(item["mtime_ns"]),
-                    partial=bool(item.get("partial", False)),
-                    offset=item.get("offset"),
-                    limit=item.get("limit"),
-                    time=float(item.get("time", 0.0)),
-                    size=None if item.get("size") is None else int(item["size"]),
-                    digest=item["digest"] if isinstance(item.get("digest"), str) else None,
-                    mixed=bool(item.get("mixed", False)),
-                )
+                    Path(item["path"]), int(item["mtime_ns"]), bool(item.get("partial", False)), item.get("offset"),
+                    item.get("limit"), float(item.get("time", 0.0)),
+                    None if item.get("size") is None else int(item["size"]),
+                    item["digest"] if isinstance(item.get("digest"), str) else None, bool(item.get("mixed", False)))
             except (KeyError, TypeError, ValueError):
                 continue
             state._reads.pop(entry.path, None)
@@ -237,16 +238,15 @@ class HeldReads:
         may be a compaction's that never held (one that restores nothing reads nothing to replace it)."""
         seen, held, self.held = {_key(p) for p in visible}, self.held, {}
         for key, entry in held.items():
-            now = self.state.get(key)
-            if key in seen and (now is None or now.time <= entry.time) and _mtime(key) == entry.mtime_ns:
+            now, st = self.state.get(key), _stat(key)
+            if key in seen and (now is None or now.time <= entry.time) and st and st.st_mtime_ns == entry.mtime_ns:
                 self.state.record(key, entry.mtime_ns, entry.partial, offset=entry.offset, limit=entry.limit)
 
 
-def _mtime(path: Path) -> int | None:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None
+def _stat(path: Path) -> os.stat_result | None:
+    with contextlib.suppress(OSError):
+        return os.stat(path)
+    return None
 
 
 def _digest(path: Path, cap: int = HASHED_BYTES) -> str | None:
