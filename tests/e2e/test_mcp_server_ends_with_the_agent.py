@@ -38,9 +38,9 @@ def test_a_server_busy_in_a_call_ends_with_the_agent(cli, sig):
             proc.communicate(timeout=30)
             assert proc.returncode == -sig
             assert ended(child), "the MCP server's program outlived the agent"
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
+        finally:  # the server first: one left behind holds the agent's pipes, and a read to their end never ends
             if child is not None and not ended(child, 0):
                 os.kill(child, signal.SIGKILL)  # never left behind by the test itself
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=30)
