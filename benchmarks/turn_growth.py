@@ -19,6 +19,7 @@ with the log trimmed as `forget_absent` leaves it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -33,12 +34,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 def written() -> int:
     """Bytes this process has passed to write() so far (0 where /proc is not there)."""
-    try:
+    with contextlib.suppress(OSError):
         for line in Path("/proc/self/io").read_text().splitlines():
             if line.startswith("wchar:"):
                 return int(line.split()[1])
-    except OSError:
-        pass
     return 0
 
 
