@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,13 @@ if TYPE_CHECKING:
 for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
     os.environ.pop(_name, None)
     os.environ.pop(_name.lower(), None)
+
+# The agents the tests start inherit this process's signal dispositions, and the agent leaves a
+# SIGHUP it was started ignoring ignored (a run under nohup stays up when its terminal goes): a suite
+# run under nohup, or from a shell that ignores SIGHUP, made every test that sends one wait 30 s in
+# vain and fail. The tests start from the default; the ones about an ignored SIGHUP set it themselves.
+if hasattr(signal, "SIGHUP"):
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")
