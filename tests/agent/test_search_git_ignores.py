@@ -14,16 +14,7 @@ from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.search import glob_impl, grep_impl
 from compact_agent.config import Settings
 
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A HOME of the test's own, so the machine's global excludes file plays no part."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    return home
+pytestmark = pytest.mark.usefixtures("home")  # a HOME of the test's own (conftest.py)
 
 
 def project(root: Path, repository: bool = True) -> ToolEnv:

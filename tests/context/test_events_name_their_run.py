@@ -87,8 +87,7 @@ async def run_as(how: str, agent: Agent[None, str], conversation: str) -> tuple[
         async for node in run:
             if Agent.is_model_request_node(node):
                 async with node.stream(run.ctx) as events:
-                    async for _ in events:
-                        pass
+                    assert [event async for event in events]  # streamed to its end
         assert run.result is not None
         return run.result.run_id, run.result.all_messages()
 

@@ -40,9 +40,10 @@ def two_files(req: ChatRequest) -> Reply:
     return Reply.text("written")
 
 
-async def rewound(tmp_path: Path, change: Callable[[Path], None]) -> tuple[str, Path]:
-    """a.txt and b.txt at "zero", both written "one" by a turn, `change` made to the project, then
-    `/rewind 0` answered y in the REPL: what it showed (on one line) and the project."""
+async def rewound(tmp_path: Path, change: Callable[[Path], None], at: int = 2) -> tuple[str, Path]:
+    """a.txt and b.txt at "zero", both written "one" by a turn, `change` made to the project at the
+    REPL's `at`-th prompt (2: once the turn has written both files; 3: while /rewind's question is
+    up), `/rewind 0` answered y: what it showed (on one line) and the project."""
     project = tmp_path / "project"
     project.mkdir()
     for name in ("a.txt", "b.txt"):
@@ -52,7 +53,7 @@ async def rewound(tmp_path: Path, change: Callable[[Path], None]) -> tuple[str, 
     def at_prompt() -> None:
         nonlocal prompts
         prompts += 1
-        if prompts == 2:  # the turn has written both files
+        if prompts == at:
             assert (project / "a.txt").read_text() == "a one\n"
             change(project)
 
@@ -160,26 +161,13 @@ async def test_a_change_made_while_the_question_is_up_is_looked_at_again_after_t
     """The question is asked of the files as they were; what the user does while it is up (a file
     edited, another made a folder) is found again once answered: the edit's version kept and
     said, the folder left and said, the rest put back."""
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("a.txt", "b.txt"):
-        (project / name).write_text(f"{name[0]} zero\n")
-    prompts = 0
+    def meanwhile(project: Path) -> None:
+        with (project / "b.txt").open("a") as f:
+            f.write("mine, typed while asked\n")
+        (project / "a.txt").unlink()
+        (project / "a.txt").mkdir()
 
-    def at_prompt() -> None:
-        nonlocal prompts
-        prompts += 1
-        if prompts == 3:  # the question is up
-            with (project / "b.txt").open("a") as f:
-                f.write("mine, typed while asked\n")
-            (project / "a.txt").unlink()
-            (project / "a.txt").mkdir()
-
-    wide = Console(record=True, width=600, file=io.StringIO(), force_terminal=False)
-    run = await drive(tmp_path, two_files, ["write one\r", "/rewind 0\r", "y", "\x15\x04"],
-                      keys_answer=True, at_prompt=at_prompt, permission_mode="yes", console=wide)
-    clean(run.out)
-    out = " ".join(run.out.split())
+    out, project = await rewound(tmp_path, meanwhile, at=3)
     assert "the plan of those turns too [y/N] y" in out, out  # nothing was changed when it was asked
     assert (project / "b.txt").read_text() == "b zero\n" and (project / "a.txt").is_dir()
     [kept] = (tmp_path / "home").rglob("rewind-kept/*/b.txt")
