@@ -37,6 +37,19 @@ if hasattr(signal, "SIGHUP"):
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+@pytest.fixture(autouse=True)
+def _sigint_as_found() -> Iterator[None]:
+    """A test leaves SIGINT's handler as it found it. One left in place by a REPL's question (a
+    handler that did nothing) made a later test of Ctrl-C in the same process fail at random: its
+    `asyncio.run` installs its own handler only over Python's default one."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"SIGINT's handler was left changed ({after!r}, was {before!r})", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
     from tests.forked_cli import shared_zygote

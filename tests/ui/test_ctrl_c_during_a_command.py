@@ -1,7 +1,10 @@
 """Ctrl-C while a slash command worked (/diff waiting on git, /resume reading a long session,
 /memory on its editor) ended the whole REPL with `compact-agent: interrupted`, exit 130: only a
 turn, a `!cmd`, /compact and a /model switch were stoppable. Ctrl-C now stops the command
-(`interrupted`) and the REPL goes on; within a command that runs a turn, it stops the turn first."""
+(`interrupted`) and the REPL goes on; within a command that runs a turn, it stops the turn first.
+A command's yes/no question (`/rewind N`) leaves Ctrl-C the command's: it took the command's
+handler away, so a Ctrl-C after the answer stopped nothing, and a handler that did nothing stayed
+on SIGINT after the command (a later `asyncio.run` then took no Ctrl-C either)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from compact_agent.ui.command_registry import COMMANDS, command
+from compact_agent.ui.command_registry import COMMANDS, command, current_repl
 from tests.fakes.openai_server import Reply
 
 from .repl_driver import drive
@@ -34,6 +37,34 @@ def stuck_command():
 
     yield reached
     COMMANDS.pop("stuck", None)
+
+
+@pytest.fixture
+def asking_command():
+    """`/ask`: a command that asks a yes/no question, then is sent SIGINT while it waits for ever."""
+    reached: list[Any] = []
+
+    @command("ask", "asks, then waits for ever")
+    async def _ask(s: Any, args: str, c: Any) -> None:
+        repl = current_repl()
+        assert repl is not None
+        reached.append(await repl.confirm("go on? [y/N] "))
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.Event().wait()
+        reached.append("never")
+
+    yield reached
+    COMMANDS.pop("ask", None)
+
+
+async def test_ctrl_c_after_a_question_stops_the_command(tmp_path: Path, asking_command: list[Any]) -> None:
+    """The SIGINT after the answer stops the command (it waited for ever: the bound only keeps a
+    failing run from hanging), and nothing of the question or the command stays on SIGINT."""
+    run = await asyncio.wait_for(drive(tmp_path, lambda req: Reply.text("ok"), ["/ask\r", "y", "after\r"],
+                                       keys_answer=True), 60)
+    assert asking_command == [True]
+    assert "interrupted" in run.out and run.prompts == ["after"], run.out
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 async def test_ctrl_c_stops_a_command_not_the_repl(tmp_path: Path, stuck_command: list[str]) -> None:

@@ -227,7 +227,10 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
 
     control = FormattedTextControl(text, focusable=True, show_cursor=True)
     app: Application[bool] = inline_app(control, given.bindings(kb), inp, output)
-    return bool(await app.run_async())
+    # SIGINT stays the command's (work_keys.py): the keys read raw bring a Ctrl-C as a key, and an
+    # application handling SIGINT took the loop's handler away and put back its own idea of the old
+    # one, so a Ctrl-C after the answer stopped nothing and the handler stayed past the command
+    return bool(await app.run_async(handle_sigint=False))
 
 
 def instead_prompt(width: int) -> str:
