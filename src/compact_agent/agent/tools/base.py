@@ -24,10 +24,15 @@ from ..safety.permissions import Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", ".tox"}
+#: Folders grep and glob never enter nor name: a version control system's store, which is not the
+#: tree, and what tools write from the source (bytecode, their caches), never the source itself.
+NEVER_SEARCHED = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 )  # fmt: skip
+#: Folders of installed packages, which grep and glob skip unless git tracks files in them, and
+#: name when the search found nothing (walk.py: `_skips_installed`).
+INSTALLED_DIRS = frozenset({".venv", "venv", ".tox", "node_modules"})
+SKIP_DIRS = NEVER_SEARCHED | INSTALLED_DIRS
 MAX_LINE_CHARS = 2_000
 MAX_MATCHES = 200
 MAX_GLOB_RESULTS = 200

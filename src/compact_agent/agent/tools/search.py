@@ -11,7 +11,9 @@ never end.
 Neither shows what a `deny_paths` rule covers: a denied file is not searched nor listed, a denied
 folder not entered, and one line at the end says how many entries were left out (walk.py). Inside
 a git work tree, neither looks at what git ignores (ignores.py) unless the path names it, nor
-follows a symlinked folder: a line names what was skipped (search_notes.py).
+follows a symlinked folder: a line names what was skipped (search_notes.py). Neither enters a
+folder of installed packages git does not track (`node_modules`, a virtual environment) unless
+the path names it, and when one found nothing, a line names those (walk.py).
 
 grep searches a run of lines (BLOCK_CHARS) at once first, for a pattern proved to find something
 in the run wherever it finds something in one of its lines (grep_runs.py): where it finds nothing
@@ -269,7 +271,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
     hits: list[str] = []
     cut = ""
     left_out = 0  # entries a deny rule hides: not searched, and counted in one line
-    skipped = Skipped(named)  # entries git ignores, symlinked folders: not searched, and named
+    skipped = Skipped(named)  # entries git ignores, symlinked folders, installed packages: not searched, and named
     read_as: dict[str, Encoding] = {}  # files with a match, in an encoding the shell's tools read as bytes
     for entry in files:
         f = entry.path
@@ -282,7 +284,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         if entry.hidden:
             left_out += 1
             continue
-        if entry.ignored or entry.link:
+        if entry.ignored or entry.link or entry.installed:
             skipped.add(entry)
             continue
         name = _FileName(named, f)
@@ -309,7 +311,7 @@ def grep_impl(env: ToolEnv, pattern: str, path: str | None = None, glob: str | N
         cut = f"[grep {bound.why}; the matches above are the ones found so far: narrow the path or the glob]"
     note = f"{hidden_note(left_out)}, not searched" if left_out else ""
     note = _then(_encodings_note(read_as), note) if read_as else note
-    note = _then(skipped.note("searched"), note) if skipped.ignored or skipped.links else note
+    note = _then(said, note) if (said := skipped.note("searched", bool(hits))) else note
     if cut:
         return _then("\n".join([*hits[:MAX_MATCHES], cut]), note)
     if not hits:
@@ -348,14 +350,14 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     found: list[Path] = []
     slow = ""
     left_out = 0  # entries a deny rule hides: not listed, and counted in one line
-    skipped = Skipped(named)  # entries git ignores, symlinked folders: not listed, and named
+    skipped = Skipped(named)  # entries git ignores, symlinked folders, installed packages: not listed, and named
     try:
         for f in _walk(root, depth, bound, env.permissions.is_private, lambda p: env.permissions.own_deny_rule(p) is not None):
             if not (f.folder or match(f.rel)):
                 continue
             if f.hidden:
                 left_out += 1
-            elif f.ignored or f.link:
+            elif f.ignored or f.link or f.installed:
                 skipped.add(f)
             else:
                 found.append(f.path)
@@ -371,8 +373,7 @@ def glob_impl(env: ToolEnv, pattern: str, path: str | None = None, stop: threadi
     found.sort(key=lambda f: (-mtime(f), str(f)))
     note = slow or (f"[glob {bound.why}; the files above are the ones found so far: narrow the pattern or path]"
                     if bound.why else "")
-    after = _then(skipped.note("listed"), hidden_note(left_out)) if skipped.ignored or skipped.links \
-        else hidden_note(left_out)
+    after = _then(said, hidden_note(left_out)) if (said := skipped.note("listed", bool(found))) else hidden_note(left_out)
     if not found:
         return _then(note or f"No files match {quoted(pattern)} under {named(root)}", after)
     shown = [named(f) for f in found[:MAX_GLOB_RESULTS]]
