@@ -30,6 +30,7 @@ from .command_registry import COMMANDS, ExitRepl, bare_exit, is_command, running
 from .goodbye import resume_hint
 from .interrupt_keys import InterruptKeys
 from .pastes import Pastes, as_sent
+from .prompt_ctrl_c import PromptCtrlC
 from .prompt_excerpt import print_prompt
 from .prompt_input import make_prompt
 from .repl_building import build, built, keep_typed, ready, take_back, typed_while_starting
@@ -134,7 +135,7 @@ class Repl:
 
     async def loop(self, prompt: PromptSession[str], first_message: str | None) -> None:
         c = self.console
-        last_ctrl_c = float("-inf")
+        ctrl_c = PromptCtrlC(c, self.clock)  # a draft cleared; twice at an empty prompt: leave
         while True:
             queued = self.keys.take_queued() if self.keys is not None and first_message is None else None
             given = first_message is not None  # on the command line: a message, whatever it says
@@ -157,10 +158,8 @@ class Repl:
                     shown = line = await prompt.prompt_async("› ", default=typed)
                     line = self.pastes.take(line)  # `[pasted 240 lines]` on the screen, the paste in the message
                 except KeyboardInterrupt:
-                    if self.clock() - last_ctrl_c < 2.0:
-                        break  # twice in a row: leave, as Claude Code and Codex do
-                    last_ctrl_c = self.clock()
-                    c.print("press Ctrl-C again to exit (or Ctrl-D, /exit)", style="dim")
+                    if ctrl_c.leaves(prompt.default_buffer.text):
+                        break
                     continue
                 except EOFError:
                     break
