@@ -201,8 +201,10 @@ def render_cost(r: CostReport, title: str = "tokens and cost, whole session (eve
     if r.repriced:  # made before the model's prices were given (cost_report)
         lines.append(Text(f"{plural(r.repriced, 'request')} made before this model's prices were given "
                           f"{'is' if r.repriced == 1 else 'are'} priced at them"))
-    if r.stopped:
-        lines.append(Text(stopped_line(r.stopped, r.estimated)))
+    if r.stopped > r.unanswered:
+        lines.append(Text(stopped_line(r.stopped - r.unanswered, r.estimated - r.unanswered)))
+    if r.unanswered:
+        lines.append(Text(unanswered_line(r.unanswered, r.unanswered_input)))
     if r.avoided_tokens:
         lines.append(Text(saved_words(r, compactions)))
     else:
@@ -245,6 +247,16 @@ def stopped_line(stopped: int, estimated: int) -> str:
     known = "" if estimated == stopped else " with the usage received before the stop" if not estimated else ""
     return (f"{plural(stopped, 'request')} you stopped mid-reply {'is' if stopped == 1 else 'are'} counted"
             f"{known} (the provider bills what it read){which}")
+
+
+def unanswered_line(count: int, input_tokens: int) -> str:
+    """`1 request you stopped before its reply began is counted: its input tokens (~5,003) are an
+    estimate of what was sent, no usage came`: a slow prefill stopped at `thinking…` had been sent,
+    the server had it, and /cost counted it not at all, nor said so."""
+    one = count == 1
+    return (f"{plural(count, 'request')} you stopped before {'its reply' if one else 'their replies'} began "
+            f"{'is' if one else 'are'} counted: {'its' if one else 'their'} input tokens (~{input_tokens:,}) are "
+            "an estimate of what was sent, no usage came")
 
 
 class CostFigures:

@@ -58,6 +58,8 @@ class Entry:
     #: figures are the usage received before the stop, its input the request's estimate where none came.
     stopped: bool = False
     estimated: bool = False
+    #: Stopped before any of its reply came (a slow prefill, `thinking…`): sent, no usage; its input estimated.
+    unanswered: bool = False
 
     @property
     def miss(self) -> int:
@@ -95,6 +97,7 @@ class UsageLedger(AbstractCapability[Any]):
     refused: int = 0
     _side_seen: dict[str, int] = field(default_factory=dict)
     _counted: float = 1.0  # the provider's count of the last request it reported, over our estimate
+    _prepared: bool = False  # the request being made was shaped and goes out (`wrap_model_request`)
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
@@ -107,7 +110,12 @@ class UsageLedger(AbstractCapability[Any]):
         `after_model_request`, yet the server answered it and the provider bills the input it read:
         /cost counted 17 requests of 18 answered. Counted here, with the usage received before the
         stop (pydantic-ai keeps the stopped stream's partial response on the request context), its
-        input estimated where none came (an OpenAI-compatible stream reports usage at its end)."""
+        input estimated where none came (an OpenAI-compatible stream reports usage at its end).
+        Stopped before any of its reply came (a slow prefill: `thinking…`), it had been sent all the
+        same: /cost counted 3 requests of the 4 a server saw, and said nothing of the fourth. It is
+        counted with its input as estimated, `unanswered`, once it was prepared to go out: a turn
+        stopped while the compaction before its request wrote the summary sent no main request."""
+        self._prepared = False
         try:
             return await handler(request_context)  # type: ignore[no-any-return]
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -115,7 +123,17 @@ class UsageLedger(AbstractCapability[Any]):
             if partial:  # the stream had opened: the server answered, the stop came during its reply
                 usage = partial[-1].usage
                 self._record(ctx, request_context, usage, stopped=True, estimated=not usage.input_tokens)
+            elif self._prepared:  # sent, no byte of its reply yet: what it sent, as estimated
+                self._record(ctx, request_context, RequestUsage(), stopped=True, estimated=True, unanswered=True)
             raise
+
+    async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext
+                                    ) -> ModelRequestContext:
+        """After the context manager's (it comes before this capability): the request is shaped, any
+        compaction it needed done, and what follows sends it. (Before pydantic-ai 2.64, without this
+        hook, a request stopped before its reply is not counted: none is known to have gone out.)"""
+        self._prepared = True
+        return request_context
 
     async def on_model_request_error(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                      error: Exception) -> ModelResponse:
@@ -127,7 +145,7 @@ class UsageLedger(AbstractCapability[Any]):
         raise error
 
     def _record(self, ctx: RunContext[Any], request_context: ModelRequestContext, u: RequestUsage,
-                stopped: bool = False, estimated: bool = False) -> None:
+                stopped: bool = False, estimated: bool = False, unanswered: bool = False) -> None:
         sent = list(request_context.messages)
         history = list(ctx.messages)
         # The layers' saving for this request, in the provider's units: scaled by its count of the
@@ -145,7 +163,7 @@ class UsageLedger(AbstractCapability[Any]):
             self._counted = ratio
         self.last_layer_savings = max(0, round((_parts(history) - _parts(sent)) * ratio))
         self._add(replace(_entry("main", self.info(), u, self.last_layer_savings + self.removed),
-                          stopped=stopped, estimated=estimated))
+                          stopped=stopped, estimated=estimated, unanswered=unanswered))
 
     def __post_init__(self) -> None:
         if self.path is not None:
@@ -158,7 +176,8 @@ class UsageLedger(AbstractCapability[Any]):
         line = json.dumps({"kind": e.kind, "model": asdict(e.info), "input": e.input_tokens, "read": e.cache_read,
                            "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided,
                            **({"stopped": True} if e.stopped else {}),
-                           **({"estimated": True} if e.estimated else {})}) + "\n"
+                           **({"estimated": True} if e.estimated else {}),
+                           **({"unanswered": True} if e.unanswered else {})}) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # a line torn by a crash or a full disk: the next request's starts on a line of its own
@@ -204,7 +223,8 @@ def load_entries(path: Path) -> list[Entry]:
             d = json.loads(line)
             out.append(Entry(_of(str, d["kind"]), _model_info(d["model"]), _count(d["input"]), _count(d["read"]),
                              _count(d["write"]), _count(d["output"]), _count(d.get("avoided", 0)),
-                             stopped=d.get("stopped") is True, estimated=d.get("estimated") is True))
+                             stopped=d.get("stopped") is True, estimated=d.get("estimated") is True,
+                             unanswered=d.get("unanswered") is True))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             continue
     return out
@@ -257,8 +277,10 @@ class CostReport:
     over_window: int  # main requests that would not have fit the window without compaction: priced at a full window
     #: requests made without prices, priced at those given since for their model (context_report.cost_report)
     repriced: int = 0
-    stopped: int = 0  # requests the user stopped mid-reply, counted with what is known of them
+    stopped: int = 0  # requests the user stopped mid-reply or before it, counted with what is known of them
     estimated: int = 0  # of them, those whose input is the request's estimate (no usage had come)
+    unanswered: int = 0  # of those, the ones stopped before any of their reply came (`Entry.unanswered`)
+    unanswered_input: int = 0  # their input tokens, as estimated
     #: requests made with a model whose prices are unknown: their cost is in no sum (`total_cost` is
     #: what the others cost), counted apart (`cost_words`)
     unpriced: int = 0
@@ -339,4 +361,6 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
             compaction_cost += e.cost
     return CostReport(rows, requests, total, total_cost, avoided_tokens, avoided_cost, compaction_cost, over,
                       stopped=sum(e.stopped for e in entries), estimated=sum(e.estimated for e in entries),
+                      unanswered=sum(e.unanswered for e in entries),
+                      unanswered_input=sum(e.input_tokens for e in entries if e.unanswered),
                       unpriced=unpriced, avoided_sendable=sendable)
