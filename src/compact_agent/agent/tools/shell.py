@@ -9,7 +9,9 @@ ended shows the exit code a shell would, 128 + the signal's number, and the sign
 
 It has no terminal: an editor it would open fails at once saying how to give the text instead
 (NO_EDITOR), and its output is kept as a terminal would leave it, without colours or a progress
-bar's redraws (`Screen`).
+bar's redraws (`Screen`). Its input is empty (a prompt reads end of file); a program that waits for
+keys anyway, from its error output (vim), is stopped within a second, and the result says how to run
+it non-interactively (ASKED), as it does when the output ends in a prompt that got no answer.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ..safety.checked_open import workdir_gone
 from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
 from .screen import Screen
-from .shell_groups import kill_group, running, started
+from .shell_groups import kill_group, running, started, waiting_for_keys
 from .text_encoding import decode_output
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,29 @@ def _editor() -> str:
         script.write_text(_EDITOR_SCRIPT)
         script.chmod(0o700)
     return str(script)
+
+
+#: A line of the result when the command waited for keys or asked for an answer (`_asked`).
+ASKED = ("[{what}: a command runs here with no terminal and no input, so nothing can be typed to it. "
+         "Run it non-interactively: answers on the command line or piped in (--yes, --no-input, "
+         "printf 'y\\n' | cmd), git add <paths> rather than -p, python -c or a script rather than the "
+         "bare REPL, the edit tools rather than an editor; a password prompt (sudo, ssh) cannot be answered]")
+#: How often a running command's processes are looked at for one waiting for keys (`waiting_for_keys`);
+#: one seen so at two looks in a row is stopped.
+LOOK_S = 0.5
+
+
+def _asked(out: str, timed_out: bool) -> str | None:
+    """The ASKED line for output whose last line is a prompt left unanswered, with no line end after
+    it or the one a program writes at end of input (`Stage this hunk [y,n,q,a,d,e,?]? `, `>>> `,
+    `Password: `)."""
+    out = out.removesuffix("\n")
+    last = out[out.rfind("\n") + 1 :]
+    if not (0 < len(last) <= 200 and last.endswith(("? ", ": ", "> ", "] ", ") "))):
+        return None
+    what = ("it looked like it was waiting for an answer to the prompt its output ends in" if timed_out
+            else "its output ends in a prompt, which got no answer")
+    return ASKED.format(what=what)
 
 
 def editor_env(env: dict[str, str]) -> dict[str, str]:
@@ -209,9 +234,11 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
                     return NotRun(f"bash: {gone.strerror}")
                 raise
             group.enter_context(running(proc.pid))
-        code, timed_out, notes, out, odd, screen = await _outcome(proc, limit, cap)
+        code, killed, notes, out, odd, screen = await _outcome(proc, limit, cap)
     if before is not None:
         _say_changed(env, before, command)
+    if killed != "keys" and (asked := _asked(out, killed == "timeout")) is not None:
+        notes.append(asked)
     # A file or a wrapper's /proc may still hold the key: redacted here, for the bash tool's result
     # and for `!cmd` in the REPL alike, whose output is shown and goes with the next message.
     out = secrets.redact(out.rstrip("\n")) or "(no output)"
@@ -219,10 +246,11 @@ async def bash_impl(env: ToolEnv, command: str, timeout: float | None = None, *,
         notes.append(NOT_UTF8)
     # What the output lost to look as on a terminal comes first: the last line before the exit code
     # stays the output's own (the tool line's summary, the lines the REPL shows under a command).
-    text = "\n".join([*([screen] if screen else []), out, *notes, exit_line(code, limit if timed_out else None)])
+    text = "\n".join([*([screen] if screen else []), out, *notes,
+                      exit_line(code, limit if killed == "timeout" else None)])
     if code == 0:
         return text
-    return Killed(text) if timed_out else ToolFailure(text)
+    return Killed(text) if killed else ToolFailure(text)
 
 
 def _watched(env: ToolEnv) -> dict[str, tuple[int, int, int] | None]:
@@ -248,22 +276,46 @@ def _say_changed(env: ToolEnv, before: dict[str, tuple[int, int, int] | None], c
             log.exception("on_change callback failed")
 
 
+async def _exit_or_keys(proc: asyncio.subprocess.Process) -> str | None:
+    """Wait for bash to end (None), or for a process of its session to be seen waiting for keys
+    (`waiting_for_keys`) at two looks in a row, LOOK_S apart: its name."""
+    loop = asyncio.get_running_loop()
+    seen, look_at = None, loop.time() + LOOK_S
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+        if loop.time() >= look_at:
+            now = waiting_for_keys(proc.pid)
+            if now is not None and now == seen:
+                return now[1]
+            seen, look_at = now, loop.time() + LOOK_S
+    return None
+
+
 async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
-                   ) -> tuple[int, bool, list[str], str, bool, str]:
-    """Wait for `proc` (at most `limit` seconds): its return code, whether it timed out, the notes
-    so far, the output kept (within `cap` characters), whether some of it was not UTF-8, and the
-    line saying what was removed or rewritten to keep it as a terminal leaves it (`Screen.note`)."""
+                   ) -> tuple[int, str, list[str], str, bool, str]:
+    """Wait for `proc` (at most `limit` seconds): its return code, why it was killed ("timeout", "keys"
+    if it waited for keys, "" if it was not), the notes so far, the output kept (within `cap`
+    characters), whether some of it was not UTF-8, and the line saying what was removed or rewritten
+    to keep it as a terminal leaves it (`Screen.note`)."""
     sink = _Capped(cap * 4)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, sink))
     notes = []
-    timed_out = False
+    killed = ""
     try:
         try:
-            await asyncio.wait_for(_exit_code(proc), limit)
+            waiting = await asyncio.wait_for(_exit_or_keys(proc), limit)
         except TimeoutError:
             kill_group(proc.pid)
-            timed_out = True
+            killed = "timeout"
+        else:
+            if waiting is not None:  # SIGTERM first: vim then removes its swap file
+                kill_group(proc.pid, signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(_exit_code(proc), 1)
+                kill_group(proc.pid)
+                killed = "keys"
+                notes.append(ASKED.format(what=f"{waiting} was waiting for keys from a terminal and was stopped"))
         done, _ = await asyncio.wait({reader}, timeout=0.5)
         if not done:
             # Background jobs still write to our pipe: they would block on it once we stop reading.
@@ -281,7 +333,7 @@ async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
     if not done:
         reader.cancel()
     out, odd = sink.text(cap)
-    return code, timed_out, notes, out, odd, sink.screen.note()
+    return code, killed, notes, out, odd, sink.screen.note()
 
 
 def exit_line(code: int, timed_out_after: float | None = None) -> str:

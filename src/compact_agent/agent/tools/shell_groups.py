@@ -9,6 +9,8 @@ signal's handler kills the groups listed here first (`kill_all`), and so does th
 for a run whose event loop was left without its tasks being cancelled. Killed with SIGKILL, as a
 timeout and Ctrl-C kill them: a command that traps or ignores SIGTERM must not outlive the agent.
 
+`waiting_for_keys` finds a command's process waiting for keys from a terminal it does not have.
+
 Nothing here imports pydantic-ai: stop_signals.py is installed before anything heavy is loaded.
 """
 
@@ -33,10 +35,10 @@ def timed_out(limit: float) -> str:
     return f"timed out after {limit:g}s: killed by SIGKILL, with its child processes"
 
 
-def kill_group(pgid: int) -> None:
-    """SIGKILL to every process of the group `pgid` (gone already: nothing)."""
+def kill_group(pgid: int, sig: signal.Signals = signal.SIGKILL) -> None:
+    """`sig` (SIGKILL) to every process of the group `pgid` (gone already: nothing)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, sig)
 
 
 @contextlib.contextmanager
@@ -73,6 +75,36 @@ async def started(start: Coroutine[Any, Any, Process]) -> Process:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait({reaped}, timeout=5)
         raise
+
+
+def waiting_for_keys(session: int) -> tuple[int, str] | None:
+    """A process of the session `session` (a command's: its leader's pid) that waits for keys from
+    a terminal it does not have, as (pid, name); None if there is none, or no /proc to tell. Such a
+    process sleeps in poll or select with a standard input that is a pipe open for writing only: vim,
+    finding its input at end of file, reads its error output instead (for `foo | xargs vim`), and
+    that is the output pipe, whose end it holds can never be read."""
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+            name, fields = stat[stat.index(b"(") + 1 : stat.rindex(b")")], stat[stat.rindex(b")") + 2 :].split()
+            if fields[0] != b"S" or int(fields[3]) != session:  # sleeping, in the command's session
+                continue
+            if not os.readlink(f"/proc/{pid}/fd/0").startswith("pipe:"):
+                continue
+            with open(f"/proc/{pid}/fdinfo/0", "rb") as f:
+                flags = next(int(line.split()[1], 8) for line in f if line.startswith(b"flags:"))
+            with open(f"/proc/{pid}/wchan", "rb") as f:
+                wchan = f.read()
+        except (OSError, ValueError, IndexError, StopIteration):  # gone meanwhile, not ours, no fd 0
+            continue
+        if flags & os.O_ACCMODE == os.O_WRONLY and (b"poll" in wchan or b"select" in wchan):
+            return int(pid), name.decode(errors="replace")
+    return None
 
 
 def kill_all() -> None:
