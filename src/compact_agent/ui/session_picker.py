@@ -8,6 +8,12 @@ Ctrl-D quits (the question says so, exit 0); Esc or Ctrl-C leaves the list as an
 elsewhere: `Left` says `compact-agent: interrupted; no session was opened`, exit 130. Esc was read
 as the start of Alt-Enter, so Esc then Enter resumed session 1, and Ctrl-C left with exit 0 and no
 word.
+
+A session another compact-agent process has open (another REPL, a `-p` run) is marked in the list
+(`sessions_list.IN_USE`); picked, it is refused in one line, as `/resume` refuses it, and the
+question is asked again (`n` starts a new session). It was listed unmarked, and picking it ended
+the command with exit 1 after a note on the options it would have run with. Enter picks the first
+session no other process has open.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 
 from ..agent.run.options import SessionOptions, session_root
+from ..session.files import SessionLocked
+from ..session.locks import check_free
 
 if TYPE_CHECKING:
     from ..cli_resume import SessionSettings
@@ -56,6 +64,8 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
 
     root = session_root(opts.cwd.resolve(), opts.home)
     listed = session_rows(root)
+    for row in listed:
+        row.in_use = row.pickable and held_elsewhere(root, row.id) is not None
     lines, rows = numbered(listed, console.width)
     for line in lines:  # files under a session's name that are none are listed, unnumbered
         console.print(line, markup=False, highlight=False)
@@ -65,7 +75,8 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         console.print("no sessions to resume in this directory; starting a new one")
         return True
     picker: PromptSession[str] = PromptSession(**prompt_io)
-    question, refusal = _words(len(rows))
+    first_free = next((n for n, row in enumerate(rows, 1) if not row.in_use), 1)
+    question, refusal = _words(len(rows), first_free)
     while True:
         if before_prompt is not None:
             before_prompt()
@@ -76,8 +87,15 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         except KeyboardInterrupt:
             raise Left from None
         if not answer:
-            answer = "1"
+            answer = str(first_free)
+        if answer.lower() in ("n", "new"):
+            console.print("starting a new session")
+            return True
         if answer.isdigit() and 1 <= int(answer) <= len(rows):
+            if (busy := held_elsewhere(root, rows[int(answer) - 1].id)) is not None:  # before its options are said
+                others = "give another number, " if len(rows) > 1 else ""
+                console.print(f"{busy}; {others}n for a new session, or Ctrl-D to quit", markup=False, highlight=False)
+                continue
             opts.session_id = rows[int(answer) - 1].id
             if options_for is not None:  # as `-r ID` would run it: with its own options
                 from ..session import remembered
@@ -91,9 +109,22 @@ async def pick(opts: SessionOptions, console: Console, prompt_io: dict[str, Any]
         console.print(refusal)
 
 
-def _words(count: int) -> tuple[str, str]:
-    """The question and the answer to a wrong number: one session is no choice between numbers."""
+def held_elsewhere(root: Path, session_id: str) -> str | None:
+    """The words for session `session_id` when another process has it open (None: free), as
+    `/resume` says it (session/locks.py)."""
+    try:
+        check_free(root, session_id)
+    except SessionLocked:
+        return (f"session {session_id} is in use by another compact-agent process (wait for it to finish, then "
+                "pick it again)")
+    return None
+
+
+def _words(count: int, default: int = 1) -> tuple[str, str]:
+    """The question and the answer to a wrong number: one session is no choice between numbers.
+    `default`: the number Enter picks, the first session no other process has open."""
     if count == 1:
         return ("resume it? (Enter or 1, Ctrl-D to quit) ",
                 "1 is the only session: Enter or 1 resumes it, Ctrl-D quits")
-    return ("resume which? (number, Enter for 1, Ctrl-D to quit) ", f"give a number from 1 to {count}")
+    return (f"resume which? (number, Enter for {default}, Ctrl-D to quit) ",
+            f"give a number from 1 to {count}")

@@ -29,6 +29,7 @@ class SessionRow:
     unanswered: bool = False  # the model never answered in it: a start that failed, or was killed
     folded: int = 0  # older failed starts with the same prompt and nothing else, not listed (`fold`)
     not_a_session: bool = False  # a file under a session's name that is none: `-r` refuses it
+    in_use: bool = False  # another compact-agent process has it open (`-r`'s list: IN_USE before its prompt)
 
     @property
     def pickable(self) -> bool:
@@ -112,6 +113,8 @@ def unlisted_line(root: Path, rows: list[SessionRow], opens: str) -> str | None:
 
 #: A row cut to a terminal's width keeps at least this much of the first prompt: narrower, the id goes.
 MIN_PROMPT = 20
+#: What `-r`'s list says before the prompt of a session another process has open: picked, it is refused.
+IN_USE = "(open in another run) "
 #: What a list says of a file under a session's name that is no session, in place of its size and prompt.
 NOT_A_SESSION = "not a session file (-r cannot open it; it is left as it is)"
 
@@ -157,12 +160,14 @@ def format_row(i: int | None, r: SessionRow, width: int = 70, fit: int | None = 
     first = visible(r.first_prompt)
     head = f"{i:>3}. " if i is not None else "  "
     count = f"{r.messages:>5} {'message ' if r.messages == 1 else 'messages'}"
+    busy = IN_USE if r.in_use else ""  # before the prompt: cut last
     columns = f"{head}{r.id}  {r.modified}  {count}  "
     if fit is None:
-        return f"{columns}{clip_words(first, width - len(mark)) + mark or '(no prompt)'}"
+        return f"{columns}{busy}{clip_words(first, width - len(mark) - len(busy)) + mark or '(no prompt)'}"
     fit = max(20, fit - 1)  # the last column: a terminal may wrap there by itself
-    if i is not None and fit - len(columns) < MIN_PROMPT:
+    if i is not None and fit - len(columns) - len(busy) < MIN_PROMPT:
         columns = f"{head}{r.modified}  {count}  "
+    columns += busy
     room = min(width, fit - len(columns))
     if not first:
         prompt = "(no prompt)"
