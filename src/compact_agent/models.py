@@ -183,12 +183,25 @@ def api_key_for(name: str, base_url: str | None, api_key: str | None) -> str:
     key = api_key or os.environ.get(variable) or (NO_KEY if base_url else None)
     if not key:
         other = ", or --base-url for another server" if provider == "deepseek" else ""
-        raise ConfigError(f"{variable} is not set (or pass --api-key{other}){_key_set_elsewhere(provider)}")
+        raise ConfigError(f"{variable} is not set (or pass --api-key{other}){_base_url_without_key(provider)}"
+                          f"{_key_set_elsewhere(provider)}")
     if (held := unsendable(key)) is not None:  # the client's own words quoted the header, key and all
         hint = " (a key file saved with Windows line ends?)" if held == "a line break" else ""
         raise ConfigError(f"{'--api-key' if api_key else variable} holds {held}, which the request header the key "
                           f"goes in cannot carry{hint}: give the key alone")
     return key
+
+
+def _base_url_without_key(provider: str) -> str:
+    """`; OPENAI_BASE_URL is set: for a server there that needs no key, pass --base-url URL
+    instead`: the address read from the variable wants OpenAI's key, as OpenAI's own does, while the
+    same address given with --base-url needs none (NO_KEY). A user who pointed the agent at a local
+    server through the variable was told only that OPENAI_API_KEY was not set."""
+    url = os.environ.get("OPENAI_BASE_URL", "").strip() if provider == "openai" else ""
+    if not url:
+        return ""
+    return (f"; OPENAI_BASE_URL is set: for a server there that needs no key, pass --base-url "
+            f"{secrets.shown_url(url)} instead")
 
 
 def _key_set_elsewhere(provider: str) -> str:
