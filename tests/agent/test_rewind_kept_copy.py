@@ -80,7 +80,8 @@ async def test_a_list_that_spells_a_path_otherwise_does_not_lead_the_copy_out(tm
             spelt = str(s.cwd) + "/.." * (len(s.cwd.parts) - 1) + key  # the same file
             assert Path(spelt).resolve() == hello
             first = listed["checkpoints"][0]
-            first["saved"], first["left"] = {spelt: first["saved"][key]}, {spelt: first["left"][key]}
+            listed_as = "hello.txt"  # the list names the project's files relative to it
+            first["saved"], first["left"] = {spelt: first["saved"][listed_as]}, {spelt: first["left"][listed_as]}
             index.write_text(json.dumps(listed))
             s.checkpoints.load()
             back = s.rewind(0)

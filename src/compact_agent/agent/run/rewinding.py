@@ -113,7 +113,8 @@ def rewind(s: AgentSession, n: int) -> Rewound:
     pruned, missing = s.checkpoints.unrestorable(n)
     fenced, sealed = s.checkpoints.fenced(n), s.checkpoints.sealed(n)
     lost = lost_line([shown_path(p, s.cwd) for p in pruned], [shown_path(p, s.cwd) for p in missing], s.checkpoints.max_bytes,
-                     [shown_path(p, s.cwd) for p in fenced], [shown_path(p, s.cwd) for p in sealed])
+                     [shown_path(p, s.cwd) for p in fenced], [shown_path(p, s.cwd) for p in sealed],
+                     [shown_path(p, s.cwd) for p in s.checkpoints.moved(n)])
     messages, said, archive, whole = before or (s.messages[:cp.history_len], "", None, False)
     reads = s.checkpoints.reads_at(n)  # before the rewind deletes what its checkpoints kept
     changed = s.checkpoints.changed(n)

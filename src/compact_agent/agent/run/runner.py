@@ -157,8 +157,8 @@ class AgentSession:
                                                  f"{glob_escape(str(self.store.archive_dir.resolve()))}/"
                                                  f"{glob_escape(self.session_id)}-*.jsonl"])
         self.permissions.allowed_tools.update(opts.allowed_tools)
-        # A rewind writes only where the file tools may (the list on disk names files by their paths).
-        self.checkpoints = Checkpoints(self.store.dir / "checkpoints", archive_dir=self.store.archive_dir,
+        # A rewind writes only where the file tools may; the project's files are named relative to it.
+        self.checkpoints = Checkpoints(self.store.dir / "checkpoints", archive_dir=self.store.archive_dir, root=self.cwd,
                                        may_restore=lambda p: self.permissions.outside_message(p) is None).load()
         if said := follow_history(self.checkpoints, self.messages):  # an edit since the last run
             self.warnings.append(said)

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from ... import secrets
 from ...session.typed import PREVIEW_CHARS as PREVIEW_CHARS  # where -c's note reads it without pydantic-ai
 
 
@@ -30,7 +31,8 @@ class Checkpoint:
     prompt: str
     history_len: int
     turn_index: int
-    #: absolute path -> blob id of the content before the first change, None if it did not exist
+    #: absolute path -> blob id of the content before the first change, None if it did not exist; on
+    #: disk a file in the project is named relative to its folder (`entry_saved`, `entry_read`)
     saved: dict[str, str | None] = field(default_factory=dict)
     #: set by a compaction: the transcript it archived, which `history_len` indexes ("" if none was written);
     #: its path here, saved relative to the sessions folder (`archive_saved`, `archive_read`)
@@ -49,6 +51,9 @@ class Checkpoint:
     #: is written and dropped once it is made (or not) and the list saved again: a kill in between
     #: leaves either this or `left` in the file, both the agent's (absent from lists of older versions)
     writing: dict[str, str] = field(default_factory=dict)
+    #: the project's folder its paths are of; None: not recorded (a checkpoint of an earlier version,
+    #: which named every file by absolute path, and was not found in this project: `Checkpoints.moved`)
+    root: str | None = None
 
     @property
     def files(self) -> list[Path]:
@@ -68,6 +73,7 @@ class Checkpoint:
             **({"reads": self.reads} if self.reads is not None else {}),
             **({"left": self.left} if self.left else {}),
             **({"writing": self.writing} if self.writing else {}),
+            **({"root": self.root} if self.root is not None else {}),
         }
 
     @classmethod
@@ -85,7 +91,51 @@ class Checkpoint:
             reads=d["reads"] if isinstance(d.get("reads"), str) else None,
             left={str(k): str(v) for k, v in dict(d.get("left", {})).items()},
             writing={str(k): str(v) for k, v in dict(d.get("writing", {})).items()},
+            root=d["root"] if isinstance(d.get("root"), str) else None,
         )
+
+
+_PATHS = ("saved", "left", "writing")  # the fields keyed by a file's path (and `pruned`, a list of them)
+
+
+def entry_saved(d: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    """How the list on disk holds checkpoint `d` (`Checkpoint.to_json`) of the project in `root`:
+    each file in it named relative to it, so that the project can be moved or renamed and a rewind
+    still finds its files where they are now; one outside it (a folder given with --add-dir) by its
+    absolute path. A checkpoint that recorded no folder (`Checkpoint.root`) is kept as it was read."""
+    if root is None or "root" not in d:
+        return d
+
+    def name(p: str) -> str:
+        path = Path(p)
+        return path.relative_to(root).as_posix() if path != root and path.is_relative_to(root) else p
+
+    return {**d, **{k: {name(p): v for p, v in d[k].items()} for k in _PATHS if k in d},
+            **({"pruned": [name(p) for p in d["pruned"]]} if "pruned" in d else {}), "root": str(root)}
+
+
+def entry_read(d: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    """Checkpoint `d` as the list on disk holds it (`entry_saved`), its files named by absolute
+    path in the project's folder `root` as it is now: a relative name is taken from there, and so
+    is an absolute one in the folder the checkpoint recorded (the project was in it then). Anything
+    else keeps its path (a file outside the project, or a checkpoint of an earlier version)."""
+    if not isinstance(was := d.get("root"), str):
+        return d
+    root = root if root is not None else Path(was)
+
+    def path(p: str) -> str:
+        if not Path(p).is_absolute():
+            return str(root / p)
+        return str(root / Path(p).relative_to(was)) if Path(p).is_relative_to(was) else p
+
+    return {**d, **{k: {path(p): v for p, v in dict(d[k]).items()} for k in _PATHS if k in d},
+            **({"pruned": [path(p) for p in d["pruned"]]} if "pruned" in d else {}), "root": str(root)}
+
+
+def preview(prompt: str) -> str:
+    """How a checkpoint shows its prompt: on one line, a key in it redacted, cut at `PREVIEW_CHARS`."""
+    shown = " ".join(secrets.redact(prompt).split())
+    return shown[: PREVIEW_CHARS - 1] + "…" if len(shown) > PREVIEW_CHARS else shown
 
 
 def last_written(items: list[Checkpoint], path: str) -> tuple[str | None, str | None, str | None]:
@@ -98,6 +148,22 @@ def last_written(items: list[Checkpoint], path: str) -> tuple[str | None, str | 
         if path in cp.left or path in cp.writing:
             found = cp.left.get(path), cp.saved.get(path), cp.writing.get(path)
     return found
+
+
+def states(items: list[Checkpoint]) -> tuple[dict[str, str | None], list[Path]]:
+    """Each file's state when the first of `items` began: what the earliest of them saved for it
+    (nothing of ours touched it between that start and that first save), and the files whose
+    version there was pruned (a later one is not their state then)."""
+    state: dict[str, str | None] = {}
+    pruned: dict[str, None] = {}
+    for cp in items:
+        for path in cp.pruned:
+            if path not in state:
+                pruned.setdefault(path)
+        for saved_path, blob in cp.saved.items():
+            if saved_path not in pruned:
+                state.setdefault(saved_path, blob)
+    return state, [Path(p) for p in pruned]
 
 
 def archive_saved(archive: str | None, archive_dir: Path | None) -> str | None:
@@ -155,3 +221,26 @@ def missing_line(n: int, count: int) -> str:
     there = ("there are none" if count == 0 else "there is 1, number 0" if count == 1
              else f"there are {count}, numbered 0 to {count - 1}")
     return f"no checkpoint {n}; {there} (/rewind lists them)"
+
+
+def adopt(items: list[Checkpoint], root: Path) -> bool:
+    """Checkpoints of an earlier version (`Checkpoint.root` None) name every file by absolute path.
+    When one of them names a file in the project's folder `root` (or none names any), the project
+    has not moved since: they are taken as its, to be saved again with their files named relative
+    to it (True). Otherwise they keep the paths they had: a rewind leaves those files (`moved`)."""
+    old = [cp for cp in items if cp.root is None]
+    named = [Path(p) for cp in old for p in [*cp.saved, *cp.pruned]]
+    if not old or (named and not any(p.is_relative_to(root) for p in named)):
+        return False
+    for cp in old:
+        cp.root = str(root)
+    return True
+
+
+def moved(items: list[Checkpoint], root: Path | None) -> set[str]:
+    """The files checkpoints of an earlier version name outside the project's folder `root` where
+    the project no longer is (`adopt` did not take them): where each belongs now is not known, so a
+    rewind leaves them, wherever those paths lead now."""
+    if root is None:
+        return set()
+    return {p for cp in items if cp.root is None for p in [*cp.saved, *cp.pruned] if not Path(p).is_relative_to(root)}

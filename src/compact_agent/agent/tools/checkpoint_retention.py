@@ -70,12 +70,13 @@ def prune(items: Sequence[C], size_of: Callable[[str], int], cap: int) -> list[C
 
 
 def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SAVED_BYTES,
-              fenced: Sequence[Path] = (), sealed: Sequence[Path] = ()) -> str:
+              fenced: Sequence[Path] = (), sealed: Sequence[Path] = (), moved: Sequence[Path] = ()) -> str:
     """What a rewind says of the files it could not put back ('' when none): their versions were
     pruned (`pruned`), or are gone from the session's folder (`missing`), or they are where the
     file tools may not write (`fenced`: the list of checkpoints names them, the tools never did), or
     their saved version held an API key other than the one in use (`sealed`: keys are kept out of
-    the session's files, and that one is not known now)."""
+    the session's files, and that one is not known now), or an earlier version named them by the
+    path the project had before it was moved or renamed (`moved`: where they go now is not known)."""
     parts = []
     if sealed:
         parts.append(f"{plural(len(sealed), 'file')} changed since could not be put back: "
@@ -84,6 +85,11 @@ def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SA
     if fenced:
         parts.append(f"{plural(len(fenced), 'file')} left as {'it is' if len(fenced) == 1 else 'they are'}: "
                      f"outside the working directory or where the file tools may not write: {names(fenced)}")
+    if moved:
+        one = len(moved) == 1
+        parts.append(f"{plural(len(moved), 'file')} left as {'it is' if one else 'they are'}: an earlier version "
+                     f"saved {'it' if one else 'them'} by the path the project had before it was moved or renamed, "
+                     f"and where {'it goes' if one else 'they go'} in the project now is not known: {names(moved)}")
     if pruned:
         parts.append(f"{plural(len(pruned), 'file')} changed since could not be put back: the session keeps the "
                      f"newest {_bytes(cap)} of the files' versions and those were older, so "

@@ -36,11 +36,10 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage
 
-from ... import secrets
 from ...regular_file import NotRegular
 from ..safety.checked_open import make_folders, read_checked, remove_file
 from . import checkpoint_entry, checkpoint_follow, file_state
-from .checkpoint_entry import PREVIEW_CHARS, Checkpoint, archive_read, archive_saved, message_key
+from .checkpoint_entry import Checkpoint, archive_read, archive_saved, entry_read, entry_saved, message_key
 from .checkpoint_entry import standing_at as _kind
 from .checkpoint_retention import MAX_SAVED_BYTES, prune, referenced
 from .checkpoint_store import CheckpointStore
@@ -51,15 +50,17 @@ class Checkpoints:
     """The checkpoints of one session, persisted under `store_dir` (loaded on construction); the
     versions of files they keep take at most `max_bytes` (checkpoint_retention.py).
 
-    `may_restore` says whether a rewind may put a file back where it is (resolved now): the list on
-    disk names files by absolute path, and a list that was not ours, or a folder since replaced by a
-    link out of the project, must not make a rewind write or delete a file the tools could not.
+    `may_restore` says whether a rewind may put a file back where it is (resolved now): a list that
+    was not ours, or a folder since replaced by a link out of the project, must not make a rewind
+    write or delete a file the tools could not. `root`: the project's folder, which the list names
+    its files relative to (`entry_saved`: a moved project's rewind puts them back where it is now).
     `archive_dir`: the session's archives (`SessionStore.archive_dir`), which the list names
     relative to the sessions folder (`archive_saved`)."""
 
-    def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES, *,
+    def __init__(self, store_dir: Path, max_bytes: int = MAX_SAVED_BYTES, *, root: Path | None = None,
                  may_restore: Callable[[Path], bool] | None = None, archive_dir: Path | None = None) -> None:
         self.store_dir = Path(store_dir)
+        self.root = Path(root).resolve() if root is not None else None
         self.archive_dir = archive_dir
         self.max_bytes = max_bytes
         self.may_restore = may_restore
@@ -71,6 +72,8 @@ class Checkpoints:
         #: The files the last `rewind` left: a folder stood where each goes, or changed after `changed` read them
         self.passed, self.raced = builtins.list[Path](), builtins.list[Path]()
         self._seen: tuple[int, dict[str, str]] = (-1, {})  # `changed`'s n, and the SHA-256 of each file it read
+        self._moved: set[str] = set()  # checkpoint_entry.moved
+        self._whole = False  # the next save writes every checkpoint: some were read as an earlier version saved them
         self.load()
 
     def load(self) -> Checkpoints:
@@ -78,7 +81,7 @@ class Checkpoints:
         something else where they go turns them off (`off`): the turns run without them.
         Versions the index read names no longer are deleted (a crash left them); a corrupt index
         leaves every one where it is."""
-        self._items = []
+        self._items, self._moved = [], set()
         index = self._store.index
         if (off := self._store.blocked()) is not None:
             if off != self.off:
@@ -88,9 +91,11 @@ class Checkpoints:
         if not index.exists():
             return self
         try:
-            self._items = [Checkpoint.from_json(d) for d in self._store.read_list()]
+            self._items = [Checkpoint.from_json(entry_read(d, self.root)) for d in self._store.read_list()]
             for cp in self._items:
                 cp.archive = archive_read(cp.archive, self.archive_dir)
+            self._whole = self.root is not None and checkpoint_entry.adopt(self._items, self.root)
+            self._moved = checkpoint_entry.moved(self._items, self.root)
             self._gc()
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
             why = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else "not valid JSON" \
@@ -106,9 +111,11 @@ class Checkpoints:
         session did, 1,500 of them each time (checkpoint_store.py saves only what changed)."""
         if self.off is not None:
             return
-        since = len(self._items) - 1 if newest and self._items and self._store.knows(len(self._items) - 1) else 0
+        last = len(self._items) - 1
+        since = last if newest and self._items and not self._whole and self._store.knows(last) else 0
         self._store.write_list([{**d, "archive": archive_saved(d["archive"], self.archive_dir)} if "archive" in d else d
-                                for d in (c.to_json() for c in self._items[since:])], since)
+                                for d in (entry_saved(c.to_json(), self.root) for c in self._items[since:])], since)
+        self._whole = False
 
     def forget_saved(self) -> str:
         """After a save failed: when the list on disk names more checkpoints than this one holds (a
@@ -130,9 +137,7 @@ class Checkpoints:
         failed every turn before its message was sent, and the message dropped out of the
         conversation. The checkpoint is kept here and saved with the next list written; a tool's
         write still saves the list first, or is not made (`before_write`)."""
-        preview = " ".join(secrets.redact(prompt).split())  # shown by /rewind, and saved
-        if len(preview) > PREVIEW_CHARS:
-            preview = preview[: PREVIEW_CHARS - 1] + "…"
+        preview = checkpoint_entry.preview(prompt)  # shown by /rewind, and saved
         anchor = message_key(before) if before is not None and history_len > 0 else None
         last = self.current
         if self.off is not None:  # none kept: a write saves nothing (`current` stays None)
@@ -140,7 +145,8 @@ class Checkpoints:
         if retry and last is not None and last.archive is None and \
                 (last.history_len, last.anchor, last.prompt) == (history_len, anchor, preview):
             return last
-        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor)
+        cp = Checkpoint(len(self._items), time.time(), preview, history_len, turn_index, anchor=anchor,
+                        root=str(self.root) if self.root is not None else None)
         if reads is not None:
             # Kept once, however many turns began in it; not kept, a rewind to it asks the model to
             # read its files again.
@@ -302,19 +308,7 @@ class Checkpoints:
         return checkpoint_entry.missing_line(n, len(self._items))
 
     def _states(self, n: int) -> tuple[dict[str, str | None], builtins.list[Path]]:
-        """Each file's state when checkpoint n began: what the earliest checkpoint >= n saved for it
-        (nothing of ours touched it between n's start and that first save), and the files whose
-        version there was pruned (a later one is not their state then)."""
-        state: dict[str, str | None] = {}
-        pruned: dict[str, None] = {}
-        for cp in self._items[n:]:
-            for path in cp.pruned:
-                if path not in state:
-                    pruned.setdefault(path)
-            for saved_path, blob in cp.saved.items():
-                if saved_path not in pruned:
-                    state.setdefault(saved_path, blob)
-        return state, [Path(p) for p in pruned]
+        return checkpoint_entry.states(self._items[n:])  # each file's state when checkpoint n began
 
     def unrestorable(self, n: int) -> tuple[builtins.list[Path], builtins.list[Path]]:
         """The files a rewind to checkpoint n cannot put back: those whose version was pruned, and
@@ -336,7 +330,11 @@ class Checkpoints:
         """The files of checkpoint n a rewind leaves alone because `may_restore` refuses them."""
         if not 0 <= n < len(self._items) or self.may_restore is None:
             return []
-        return [Path(p) for p in self._states(n)[0] if self._place(Path(p)) is None]
+        return [Path(p) for p in self._states(n)[0] if p not in self._moved and self._place(Path(p)) is None]
+
+    def moved(self, n: int) -> builtins.list[Path]:
+        """The files of checkpoint n an earlier version saved where the project was (checkpoint_entry.moved)."""
+        return [Path(p) for p in self._states(n)[0] if p in self._moved] if 0 <= n < len(self._items) else []
 
     def _place(self, path: Path) -> Path | None:
         """Where a rewind puts `path` back, or removes it: in its folder resolved, as `may_restore` judged
@@ -346,7 +344,8 @@ class Checkpoints:
             entry = path.parent.resolve() / path.name
         except (OSError, RuntimeError):
             return None
-        return entry if self.may_restore is None or self.may_restore(entry) else None
+        fine = str(path) not in self._moved and (self.may_restore is None or self.may_restore(entry))
+        return entry if fine else None
 
     def rewind(self, n: int) -> tuple[int, builtins.list[Path]]:
         """Restore files to their state when checkpoint n began and drop checkpoints n and later: (history
