@@ -145,3 +145,21 @@ async def test_an_absolute_path_in_the_folder_a_checkpoint_recorded_is_taken_whe
     assert (new / "hello.txt").read_text() == "one\n"
     assert not (lib / "made.txt").exists()
     assert sorted(restored) == sorted([new.resolve() / "hello.txt", lib / "made.txt"]) and lost == "", (restored, lost)
+
+
+async def test_the_files_read_before_the_turn_are_still_read_after_a_rewind_in_the_moved_project(
+        tmp_path: Path) -> None:
+    """The reads a checkpoint keeps (for edit_file, which asks for a file to be read first) name the
+    project's files relative to it too: before, a rewind there gave back the reads of the old paths,
+    and every file read before that turn had to be read again before an edit."""
+    old, new, home = tmp_path / "src" / "app", tmp_path / "work" / "app2", tmp_path / "home"
+    with FakeOpenAIServer(editor) as server:
+        sid, _ = await written_twice(old, server, home)
+        moved(old, new, home)
+        s = opened(new, server, home, sid)
+        try:
+            s.rewind(1)
+            read = s.env.read_state.is_current(new.resolve() / "hello.txt"), s.env.read_state.paths()
+        finally:
+            s.close()
+    assert read == (True, [new.resolve() / "hello.txt"]), read

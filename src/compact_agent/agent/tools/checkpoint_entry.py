@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -221,6 +222,30 @@ def missing_line(n: int, count: int) -> str:
     there = ("there are none" if count == 0 else "there is 1, number 0" if count == 1
              else f"there are {count}, numbered 0 to {count - 1}")
     return f"no checkpoint {n}; {there} (/rewind lists them)"
+
+
+def reads_saved(reads: bytes, root: Path | None) -> bytes:
+    """The files the model had read (`ReadFileState.current_json`) as a checkpoint keeps them: each
+    in the project's folder `root` named relative to it, as the list names them (`entry_saved`)."""
+    def name(p: Path) -> str:
+        return p.relative_to(root).as_posix() if root is not None and p != root and p.is_relative_to(root) else str(p)
+
+    return _reads_named(reads, name) if root is not None else reads
+
+
+def reads_read(reads: bytes, root: Path | None) -> bytes:
+    """The files the model had read as `reads_saved` kept them, by absolute path in `root` as it is now."""
+    return _reads_named(reads, lambda p: str(p if p.is_absolute() else root / p)) if root is not None else reads
+
+
+def _reads_named(reads: bytes, name: Callable[[Path], str]) -> bytes:
+    """`reads` with each file's path named by `name`; as it is when not of that shape (not ours)."""
+    try:
+        data = json.loads(reads)
+        files = [{**f, "path": name(Path(f["path"]))} for f in data["files"]]
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return reads
+    return json.dumps({**data, "files": files}).encode()
 
 
 def adopt(items: list[Checkpoint], root: Path) -> bool:

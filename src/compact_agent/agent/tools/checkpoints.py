@@ -151,7 +151,7 @@ class Checkpoints:
             # Kept once, however many turns began in it; not kept, a rewind to it asks the model to
             # read its files again.
             with contextlib.suppress(OSError):
-                cp.reads = self._store.keep(zlib.compress(reads))[0]
+                cp.reads = self._store.keep(zlib.compress(checkpoint_entry.reads_saved(reads, self.root)))[0]
         self._items.append(cp)
         try:
             self._save(newest=True)
@@ -165,7 +165,7 @@ class Checkpoints:
         cp = self.get(n)
         kept = self._store.version(cp.reads) if cp is not None and cp.reads else None
         try:
-            return zlib.decompress(kept) if kept is not None else None
+            return checkpoint_entry.reads_read(zlib.decompress(kept), self.root) if kept is not None else None
         except zlib.error:  # not one we wrote
             return None
 
