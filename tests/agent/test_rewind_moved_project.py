@@ -19,8 +19,10 @@ from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.session.files import project_slug
-from tests.e2e.test_rewind_after_compaction import editor
+from tests.e2e.conftest import Cli
+from tests.e2e.test_rewind_after_compaction import editor, fake
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.reliability.harness import Zygote
 
 
 def opened(cwd: Path, server: FakeOpenAIServer, home: Path, sid: str | None = None,
@@ -163,3 +165,21 @@ async def test_the_files_read_before_the_turn_are_still_read_after_a_rewind_in_t
         finally:
             s.close()
     assert read == (True, [new.resolve() / "hello.txt"]), read
+
+
+def test_the_command_line_in_the_moved_project(tmp_path: Path, zygote: Zygote) -> None:
+    """As a user meets it: two `-p` turns in ~/src/app, the project moved to ~/work/app2 (its
+    sessions folder with it), then `-c -p "/rewind 1" --yes` there."""
+    old, new, home = tmp_path / "src" / "app", tmp_path / "work" / "app2", tmp_path / "home"
+    old.mkdir(parents=True)
+    (old / "hello.txt").write_text("zero\n")
+    with FakeOpenAIServer(editor) as server:
+        for args in (("-p", "write one", "--yes"), ("-p", "write two", "--yes", "-c")):
+            done = Cli(home, old, zygote)(*args, *fake(server))
+            assert done.code == 0, done.stderr
+        moved(old, new, home)
+        listed = Cli(home, new, zygote)("-p", "/rewind", *fake(server), "-c")
+        back = Cli(home, new, zygote)("-p", "/rewind 1", *fake(server), "-c", "--yes")
+    assert "write two  (1 file to restore)" in listed.stdout, listed.stdout
+    assert back.code == 0 and back.stdout.strip() == "rewound; restored 1 file", (back.stdout, back.stderr)
+    assert (new / "hello.txt").read_text() == "one\n"
