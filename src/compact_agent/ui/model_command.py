@@ -20,6 +20,7 @@ from rich.table import Table
 from ..agent.run.model_switch import switch_model
 from ..agent.run.runner import AgentSession
 from ..cli_numbers import MAX_WINDOW, parse_tokens
+from ..secrets import redact
 from . import render
 from .command_registry import CommandError, command, current_repl
 
@@ -78,7 +79,7 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         from ..models import REGISTRY
 
         lim = s.cm.limits
-        c.print(f"now: {s.info.name} ({render.served_by(s.info.provider, s.opts.base_url, url=False)}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
+        c.print(f"now: {redact(s.info.name)} ({render.served_by(s.info.provider, s.opts.base_url, url=False)}) · window {lim.window:,} · auto-compaction at {lim.threshold:,}")
         t = Table.grid(padding=(0, 2))
         for col in ("mark", "model", "provider", "window", "price"):
             t.add_column(col, justify="right" if col == "window" else "left", no_wrap=col != "price")
@@ -105,11 +106,11 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
                            f"/model {name} --window N")
     for note in (unread, routing):
         if note:
-            c.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+            c.print(f"note: {redact(note)}", style="yellow", markup=False, highlight=False)
     before = s.cm.limits.window  # what `/model --window N` changes, said as a change
     # A switch for one print-mode run sends nothing after it: the saved history is not compacted for it.
     switching = switch_model(s, name, window, remember=in_repl, compact=in_repl)
-    if (sw := await _waited(work, c, switching, f"switching to {name}")) is None:
+    if (sw := await _waited(work, c, switching, f"switching to {redact(name)}")) is None:
         return
     if in_repl and work is not None:  # what a session `/clear` starts next runs with: said here, as a task's
         from ..session import remembered  # context is its own
@@ -153,7 +154,9 @@ async def _waited(work: WorkKeys | None, c: Console, coro: Coroutine[Any, Any, T
 
 def switched(old: str, new: str, before: int, window: int) -> str:
     """What a switch changed: the model (`model a → b · window N`), or, the model staying, its
-    window (`/model --window 9k` said `model fake-model → fake-model`), or nothing."""
+    window (`/model --window 9k` said `model fake-model → fake-model`), or nothing. A name is as the
+    user typed it, the key pasted in its place too: that is said `[REDACTED]`, as everywhere."""
+    old, new = redact(old), redact(new)
     if old != new:
         return f"model {old} → {new} · window {window:,}"
     if before != window:
@@ -178,6 +181,6 @@ def not_remembered(s: AgentSession, name: str, window: int | None) -> str:
     """`-p "/model NAME"` switches only the run it ends: a one-shot command that prints does not
     change what the session goes on with (`-c` after it ran the other model); said, with the
     command line that does."""
-    flags = f"--model {shlex.quote(name)}" + (f" --context-window {window}" if window else "")
+    flags = f"--model {shlex.quote(redact(name))}" + (f" --context-window {window}" if window else "")
     again = f"compact-agent -r {s.session_id} {flags}" if s.store.path.exists() else f"compact-agent {flags}"
     return f"for this run only: the session does not remember a switch made with -p (to go on with it: {again})"

@@ -39,6 +39,7 @@ from ...appended_lines import append_line
 from ...context.plumbing import tokens
 from ...models import ModelInfo
 from ...regular_file import read_own
+from ...secrets import redact
 from ...words import plural
 
 
@@ -173,7 +174,8 @@ class UsageLedger(AbstractCapability[Any]):
         self.entries.append(e)
         if self.path is None:
             return
-        line = json.dumps({"kind": e.kind, "model": asdict(e.info), "input": e.input_tokens, "read": e.cache_read,
+        # a name is what the user typed (`-m "$KEY"` pasted in the wrong place): the key reaches no file
+        line = json.dumps({"kind": e.kind, "model": {**asdict(e.info), "name": redact(e.info.name)}, "input": e.input_tokens, "read": e.cache_read,
                            "write": e.cache_write, "output": e.output_tokens, "avoided": e.avoided,
                            **({"stopped": True} if e.stopped else {}),
                            **({"estimated": True} if e.estimated else {}),
@@ -297,7 +299,7 @@ class CostReport:
     @property
     def unpriced_models(self) -> list[str]:
         """The models whose requests have no known price, each once, in the order first used."""
-        return list(dict.fromkeys(e.info.name for e in self.rows.values() if not e.info.has_prices))
+        return list(dict.fromkeys(redact(e.info.name) for e in self.rows.values() if not e.info.has_prices))
 
     @property
     def net_saving(self) -> float:
@@ -330,7 +332,7 @@ def report(entries: Sequence[Entry], window: Callable[[ModelInfo], int] | None =
     over = 0
     unpriced = 0
     for e in entries:
-        key = f"{e.kind} · {e.info.name}"
+        key = f"{e.kind} · {redact(e.info.name)}"  # a key pasted for the name is not printed (/cost)
         row = rows.get(key)
         if row is None:
             row = rows[key] = Entry(e.kind, e.info, 0, 0, 0, 0, summed_cost=0.0)
