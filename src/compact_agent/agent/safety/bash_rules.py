@@ -2,16 +2,22 @@
 
 A rule is a glob over one simple command (`rm -rf *`, `git push *`). Matching the raw line lets
 spelling through: `rm  -rf /`, `rm\\t-rf /`, `\\rm -rf /`, `'rm' -rf /`, `(rm -rf /)`,
-`{ rm -rf /; }`, `FOO=1 rm -rf /`, `/bin/rm -rf /`, `bash -c 'rm -rf /'`. So the line is parsed
-the way the shell splits it (quotes and backslashes removed, operators `; & && || | ( ) { }` and
-newlines separating commands) and each simple command is matched with its words joined by one
-space; for deny rules also without leading assignments and wrappers (`env`, `command`, `sudo`, …),
-with the program's base name, and inside `bash -c '…'` / `eval` and `$(…)`.
+`{ rm -rf /; }`, `FOO=1 rm -rf /`, `/bin/rm -rf /`, `bash -c 'rm -rf /'`. So the line is read the
+way bash reads it (bash_lex.py: quotes, backslashes, comments, `$'…'`, operators, newlines) and
+each simple command is matched with its words joined by one space; for deny rules also without
+leading assignments and wrappers (`env`, `command`, `sudo`, …), with the program's base name, and
+inside `bash -c '…'` / `eval` and `$(…)`. A line whose commands cannot be told from it (bash
+would evaluate text again: `$[_]`, `${_@P}`, `$((x))`; a command named by `$cmd`; quotes that do
+not close) is held to every deny rule: it could be any of them.
 
 An allow rule is narrower on purpose: it covers a simple command only when the line has no
 redirection to a file (`pytest > ~/.bashrc` writes a file no rule named; `2>&1` and `>/dev/null`
-are fine), no substitution and nothing it cannot parse, and every simple command of the line
-matches an allow rule by itself.
+are fine), no substitution, no expansion but a plain `$NAME`, no `$'…'`, and nothing it cannot
+read, and every simple command of the line matches an allow rule by itself. A shell builtin or
+keyword is never covered (`declare`, `read`, `printf -v`, `[[` evaluate a `name[…]` given them;
+`eval`, `source`, `trap` run text), except the few that only print or test (`echo`, `printf`,
+`pwd`, `cd`, `test`, …), and a command that runs its words as a command (`env`, `xargs`, `sudo`,
+`bash`, `timeout`, …) only by a rule that names it.
 """
 
 from __future__ import annotations
@@ -20,69 +26,39 @@ import fnmatch
 import re
 import shlex
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+
+from .bash_lex import SUBSTITUTION, Lexed, Word, lex
 
 #: Words that run the command after them (their own options are skipped too).
 WRAPPERS = frozenset({"command", "builtin", "exec", "nohup", "time", "sudo", "doas", "env", "nice",
-                      "ionice", "stdbuf", "timeout", "xargs", "then", "do", "else", "!"})
+                      "ionice", "stdbuf", "timeout", "xargs", "then", "do", "else", "!", "if", "elif",
+                      "while", "until", "coproc", "setsid"})
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+#: Commands that run their words as a command: an allow rule covers one only where it names it.
+RUNNERS = WRAPPERS | SHELLS | {"eval", "source", ".", "chroot", "watch", "flock", "su", "parallel", "script"}
+#: bash's builtins and keywords (`compgen -b -k`): an allow rule covers none but PLAIN_BUILTINS.
+BUILTINS = frozenset(
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs "
+    "disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local "
+    "logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend "
+    "test times trap true type typeset ulimit umask unalias unset wait if then else elif fi case esac for "
+    "select while until do done in function time { } ! [[ ]] coproc".split())
+#: Builtins that neither run nor evaluate their words (but `printf -v` and `test -v`, which do).
+PLAIN_BUILTINS = frozenset({"echo", "printf", "pwd", "true", "false", "cd", "test", "[", ":"})
+#: Builtins that evaluate the subscript of a `name[…]` given them (`printf -v 'a[$(id)]' x` runs `id`):
+#: those that take names, and those that take one after an option (`printf -v NAME`, `test -v NAME`).
+NAMING = frozenset({"declare", "typeset", "local", "export", "readonly", "read", "unset", "mapfile",
+                    "readarray", "getopts"})
+NAME_AFTER = {"printf": "-v", "test": "-v", "[": "-v", "[[": "-v", "wait": "-p"}
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SUBST = re.compile(r"\$\(|`|<\(|>\(")
+#: Text bash would run if it were evaluated again: refused by an allow rule however it is quoted.
+_SUBST = re.compile(r"\$\(|`|<\(|>\(|\$\[")
 MAX_DEPTH = 4  # `bash -c "bash -c '…'"`: deep enough for a real line, bounded for a hostile one
 
 
-@dataclass
-class Parsed:
-    commands: list[list[str]]  # each simple command's words
-    redirects: bool  # a `<`, `>` or `>>` anywhere
-    clean: bool  # parsed whole, and no substitution
-
-
-def parse(line: str) -> Parsed:
-    """The simple commands of `line`; `clean` is False when shlex could not parse it."""
-    lex = shlex.shlex(line.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
-    lex.whitespace_split = True
-    lex.commenters = ""
-    commands: list[list[str]] = [[]]
-    redirects = False
-    try:
-        tokens = list(lex)
-    except ValueError:  # an unclosed quote: bash would not run it either, but a rule cannot trust it
-        return Parsed([line.split()], True, False)
-    target_of = ""  # the redirection operator whose target comes next
-    for tok in tokens:
-        if tok and all(c in ";&|()<>" for c in tok):
-            if "<" in tok or ">" in tok:
-                if tok.endswith("("):  # process substitution: a command of its own
-                    redirects = True
-                    if commands[-1]:
-                        commands.append([])
-                else:
-                    target_of = tok  # `> file`: the target is not a word of the command
-                continue
-            if commands[-1]:
-                commands.append([])
-            continue
-        if target_of:
-            # `2>&1`, `>/dev/null` write nothing anywhere; any other target is a file no rule named
-            if not (target_of.endswith("&") and (tok.isdigit() or tok == "-")) and tok != "/dev/null":
-                redirects = True
-            target_of = ""
-            continue
-        if tok == "}" or (tok == "{" and not commands[-1]):  # a group's braces (`echo {` keeps its word)
-            if commands[-1]:
-                commands.append([])
-            continue
-        commands[-1].append(tok)
-    cmds = [c for c in commands if c]
-    if target_of:  # a redirection without a target: not something to allow
-        redirects = True
-    return Parsed(cmds or [[]], redirects, not _SUBST.search(line))
-
-
-def _cores(words: list[str]) -> Iterator[list[str]]:
-    """The command as written, then without leading assignments / wrappers, and its base name."""
-    yield words
+def _core_at(words: Sequence[str]) -> int:
+    """Where the command is, past leading assignments and wrappers (and the wrappers' options)."""
     i = 0
     while i < len(words):
         w = words[i]
@@ -94,6 +70,13 @@ def _cores(words: list[str]) -> Iterator[list[str]]:
                 i += 1
         else:
             break
+    return i
+
+
+def _cores(words: list[str]) -> Iterator[list[str]]:
+    """The command as written, then without leading assignments / wrappers, and its base name."""
+    yield words
+    i = _core_at(words)
     rest = words[i:]
     if rest:
         if i:
@@ -115,8 +98,50 @@ def _inner_lines(words: list[str]) -> Iterator[str]:
                     break
 
 
+def _unread(words: list[Word]) -> str | None:
+    """Why the command `words` runs cannot be told from them (bash evaluates some of them again)."""
+    texts = [w.text for w in words]
+    at = _core_at(texts)
+    if at == len(words):
+        return None
+    name, args = words[at], words[at + 1:]
+    if _named_by_expansion(name):
+        return "a command named by an expansion or a pattern"
+    base = name.text.rsplit("/", 1)[-1]
+    said = {a.text for a in args}
+    if base == "let" or (base == "[[" and said & {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}):
+        return f"{base}, which evaluates its words as arithmetic"
+    if base in NAMING:
+        names = [a for a in args if not _ASSIGNED.match(a.text) and not (a.static and a.text.startswith("-"))]
+    elif option := NAME_AFTER.get(base):
+        names = [b for a, b in zip(args, args[1:], strict=False) if a.text == option]
+        names += [Word(a.text[2:], static=a.static) for a in args if a.text.startswith(option) and a.text != option]
+    else:
+        names = []
+    if any("[" in a.text or not a.static for a in names):
+        return f"a name[…] given to {base}, whose subscript bash evaluates"
+    if base in ("declare", "typeset", "local", "export", "readonly") and any(
+            re.fullmatch(r"[-+][A-Za-z]*[in][A-Za-z]*", a.text) for a in args):
+        return f"{base} -i or -n, whose values bash evaluates"
+    if base == "eval" and not all(a.static for a in args):
+        return "eval of an expansion"
+    if base in SHELLS:
+        for j, a in enumerate(args):
+            if a.text.startswith("-") and "c" in a.text[1:]:
+                if j + 1 < len(args) and not args[j + 1].static:
+                    return f"{base} -c given an expansion"
+                break
+    return None
+
+
+def _named_by_expansion(name: Word) -> bool:
+    """Whether bash makes the command's name of `name` by an expansion or a pattern (`[` is a name)."""
+    return not name.static or (name.pattern and name.text not in ("[", "[["))
+
+
 def _substitutions(line: str) -> Iterator[str]:
-    """Text inside `$(…)` and backticks (roughly: enough for a deny rule to look inside)."""
+    """Text inside `$(…)` and backticks, quoted or not (roughly: a deny rule looks in what a command
+    may evaluate later)."""
     yield from re.findall(r"\$\(([^()]*)\)", line)
     yield from re.findall(r"`([^`]*)`", line)
 
@@ -125,41 +150,82 @@ def _norm(pattern: str) -> str:
     return " ".join(pattern.split())
 
 
-def denied_by(line: str, patterns: Sequence[str], depth: int = 0) -> str | None:
-    """The first deny pattern matching any simple command of `line` (or the raw line), or None."""
+def denied_by(line: str, patterns: Sequence[str], depth: int = 0, strict: bool = True) -> str | None:
+    """The first deny pattern matching any simple command of `line` (or the raw line), or None.
+
+    A line bash would run otherwise than it reads (`Lexed.unread`) gets the first pattern: what it
+    runs could be any (`strict` False: text only looked into, whose reading decides nothing)."""
     if not patterns:
         return None
     pats = [(p, _norm(p)) for p in patterns]
     raw = line.strip()
     candidates = [raw, " ".join(raw.split())]
-    parsed = parse(line)
-    inner: list[str] = list(_substitutions(line))
-    for words in parsed.commands:
-        for core in _cores(words):
-            candidates.append(" ".join(core))
-        inner += _inner_lines(words)
+    lexed = lex(line)
+    inner = [(text, True) for text in lexed.inner] + [(text, False) for text in _substitutions(line)]
+    unread = lexed.unread
+    for words in lexed.commands:
+        texts = [w.text for w in words]
+        candidates += [" ".join(core) for core in _cores(texts)]
+        inner += [(text, True) for text in _inner_lines(texts)]
+        unread = unread or _unread(words)
+    for command, body in lexed.bodies:  # `bash <<EOF`: the here-document is the script
+        texts = [w.text for w in lexed.commands[command]] if command < len(lexed.commands) else []
+        at = _core_at(texts)
+        if at < len(texts) and texts[at].rsplit("/", 1)[-1] in SHELLS | {"source", "."}:
+            inner.append((body, True))
     for pat, norm in pats:
         # `git push *` denies a bare `git push` too: the rule names the command, not its arguments
         forms = {pat, norm, norm[:-2]} if norm.endswith(" *") else {pat, norm}
         if any(fnmatch.fnmatchcase(c, f) for c in candidates for f in forms):
             return pat
-    if depth < MAX_DEPTH:
-        for text in inner:
-            if hit := denied_by(text, patterns, depth + 1):
-                return hit
-    return None
+    for text, sure in inner:
+        if depth >= MAX_DEPTH:
+            unread = unread or "commands nested too deep"
+        elif hit := denied_by(text, patterns, depth + 1, strict and sure):
+            return hit
+    return pats[0][0] if unread and strict else None
+
+
+def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None:
+    """Why the allow rules do not cover `line` (its words `lexed`), or None when they do."""
+    rules = ", ".join(f"bash({p})" for p in patterns)
+    words = [w for c in lexed.commands for w in c]
+    if lexed.doubtful:
+        return f"a line with {lexed.doubtful} is not covered by {rules}"
+    if _SUBST.search(line) or any(_SUBST.search(w.text) for w in words):
+        return f"a line with {SUBSTITUTION} is not covered by {rules}"
+    if "\r" in line:
+        return f"a line with a carriage return is not covered by {rules}"
+    if lexed.redirects:
+        return f"a line that redirects output to a file is not covered by {rules}"
+    if not lexed.commands:
+        return f"a line with no command is not covered by {rules}"
+    norms = [_norm(p) for p in patterns]
+    missing = []
+    for command in lexed.commands:
+        name = command[0]
+        base = name.text.rsplit("/", 1)[-1]
+        texts = [w.text for w in command]
+        if _named_by_expansion(name):
+            return f"a command named by an expansion or a pattern (`{shown(texts)}`) is not covered by {rules}"
+        if base in BUILTINS and (base not in PLAIN_BUILTINS or any(w.startswith("-v") for w in texts[1:])):
+            return f"`{shown(texts)}` runs the shell builtin {base}, which no allow rule covers ({rules})"
+        named = base in RUNNERS or _ASSIGN.match(name.text)
+        if not any(fnmatch.fnmatchcase(" ".join(texts), p) and (not named or p.split(" ")[0] == name.text)
+                   for p in norms):
+            missing.append(shown(texts))
+    if not missing:
+        return None
+    if len(lexed.commands) > 1:
+        return (f"each command of a compound line must be allowed by itself, and `{missing[0]}` is not "
+                f"covered by {rules}")
+    return f"`{missing[0]}` is not covered by {rules}"
 
 
 def allowed_by(line: str, patterns: Sequence[str]) -> bool:
     """True when every simple command of `line` matches an allow pattern and nothing else rides
-    along: no redirection, no substitution, nothing unparsed."""
-    if not patterns:
-        return False
-    parsed = parse(line)
-    if not parsed.clean or parsed.redirects or not parsed.commands or not parsed.commands[0]:
-        return False
-    norms = [_norm(p) for p in patterns]
-    return all(any(fnmatch.fnmatchcase(" ".join(words), p) for p in norms) for words in parsed.commands)
+    along: no redirection, no substitution, no expansion but `$NAME`, nothing unread."""
+    return bool(patterns) and _not_covered(line, patterns, lex(line)) is None
 
 
 def shown(words: list[str]) -> str:
@@ -176,19 +242,4 @@ def shown(words: list[str]) -> str:
 def why_not_allowed(line: str, patterns: Sequence[str]) -> str | None:
     """Why the allow rules do not cover `line`, in words for the refusal (None when they do, or
     when there are none): `sleep 1 && echo hi` under `sleep *` is refused for its `echo hi`."""
-    if not patterns or allowed_by(line, patterns):
-        return None
-    rules = ", ".join(f"bash({p})" for p in patterns)
-    parsed = parse(line)
-    if not parsed.clean:
-        return f"a line with a substitution ($(…), backticks) or unbalanced quotes is not covered by {rules}"
-    if parsed.redirects:
-        return f"a line that redirects output to a file is not covered by {rules}"
-    norms = [_norm(p) for p in patterns]
-    missing = [shown(w) for w in parsed.commands if not any(fnmatch.fnmatchcase(" ".join(w), p) for p in norms)]
-    if not missing:
-        return None
-    if len(parsed.commands) > 1:
-        return (f"each command of a compound line must be allowed by itself, and `{missing[0]}` is not "
-                f"covered by {rules}")
-    return f"`{missing[0]}` is not covered by {rules}"
+    return _not_covered(line, patterns, lex(line)) if patterns else None
