@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart
 from pydantic_ai.models import Model
+from pydantic_ai.profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE
 
 from .arguments import counted
 from .compaction.notes import NotesNotSent
@@ -66,8 +67,8 @@ class _Measured(ManagerView, Protocol):
     def tool_framing(self) -> int: ...
     def framing_since(self) -> int: ...
     _overhead_text: int
-    _framing_of: tuple[Any, Any, int, int]
-    def _tool_defs(self) -> tuple[int, int]: ...
+    _framing_of: tuple[Any, Any, int, int, int]
+    def _tool_defs(self) -> tuple[int, int, int]: ...
     @property
     def overhead_estimate(self) -> int: ...
     def _forget(self, tokens_now: int) -> Callable[[int, str], float] | None: ...
@@ -84,15 +85,17 @@ class Measuring:
 
     calibration: tokens.Calibration
     _overhead_text: int  # our estimate of the latest request's instructions, tool names, descriptions and schemas
-    _framing_of: tuple[Any, Any, int, int] = (None, None, 0, 0)  # `_tool_defs`: of which parameters and tools
+    _framing_of: tuple[Any, Any, int, int, int] = (None, None, 0, 0, 0)  # `_tool_defs`: of which parameters and tools
 
     @property
     def overhead_estimate(self: _Measured) -> int:
         """Our estimate of the instructions and tool definitions of the latest request: their text (less
-        that of the tools it does not send, `_tool_defs`), and the framing of the tool definitions
-        beyond that of the tools the calibration learned with (`framing_since`). What a report is
-        learned against includes it (pipeline.py), as sizes do."""
-        return max(0, self._overhead_text - self._tool_defs()[1]) + self.framing_since()
+        that of the tools it does not send, `_tool_defs`), the definition of its output (output tools,
+        a schema: `output_defs`), and the framing of the tool definitions beyond that of the tools the
+        calibration learned with (`framing_since`). What a report is learned against includes it
+        (pipeline.py), as sizes do."""
+        _, withheld, output = self._tool_defs()
+        return max(0, self._overhead_text - withheld) + output + self.framing_since()
 
     @property
     def overhead(self: _Measured) -> int:
@@ -233,17 +236,18 @@ class Measuring:
         it sends it for most tools), of the tools it sends (`_tool_defs`)."""
         return self._tool_defs()[0]
 
-    def _tool_defs(self: _Measured) -> tuple[int, int]:
-        """(`tool_framing`, and the estimate of the names, descriptions and schemas of the tools the
-        latest request does not send), reckoned once per request's parameters. Not sent: a tool held
-        back until a tool search or a capability's load reveals it (`defer_loading`, not yet among
-        the names the history revealed): pydantic-ai lists it with the run's tools, the wire does not
-        carry it. Counted, 30 of them made a request of 280 tokens look like 4,300."""
+    def _tool_defs(self: _Measured) -> tuple[int, int, int]:
+        """(`tool_framing`, the estimate of the names, descriptions and schemas of the tools the latest
+        request does not send, and that of its output's definition, `output_defs`), reckoned once per
+        request's parameters. Not sent: a tool held back until a tool search or a capability's load
+        reveals it (`defer_loading`, not yet among the names the history revealed): pydantic-ai lists
+        it with the run's tools, the wire does not carry it. Counted, 30 of them made a request of 280
+        tokens look like 4,300."""
         params = self.last_params
         listed = getattr(params, "function_tools", None) or []
-        held, tools, framing, withheld = self._framing_of
+        held, tools, framing, withheld, output = self._framing_of
         if held is params and tools is listed:
-            return framing, withheld
+            return framing, withheld, output
         framing = withheld = 0
         revealed = getattr(params, "revealed_tool_names", None) or set()
         for t in listed:
@@ -256,8 +260,13 @@ class Measuring:
             sent = {"type": "function", "function": {"name": name, "description": about, "parameters": schema,
                                                      "strict": True}}  # with the list's ", " after it
             framing += max(0, tokens.text_tokens(json.dumps(sent) + ", ") - text)
-        self._framing_of = (params, listed, framing, withheld)
-        return framing, withheld
+        try:
+            profile = getattr(self.run_model, "profile", None)
+        except NotImplementedError:  # a FallbackModel has none of its own
+            profile = None
+        output = output_defs(params, profile)
+        self._framing_of = (params, listed, framing, withheld, output)
+        return framing, withheld, output
 
     def framing_since(self: _Measured) -> int:
         """The `tool_framing` of the latest request less that of the tools the calibration's reports
@@ -343,7 +352,7 @@ class Measuring:
                    if isinstance(p, SystemPromptPart) and p.content.strip()]
         instructions = any(str(getattr(p, "content", "")).strip()
                            for p in (getattr(params, "instruction_parts", None) or []))
-        tools = bool(getattr(params, "function_tools", None))
+        tools = bool(getattr(params, "function_tools", None) or self._tool_defs()[2])
         said = [what for what, there in (("the instructions", instructions), ("the system prompt", prompts),
                                          ("the tool definitions", tools)) if there]
         said.append("the summary's own instruction" if kind == "summary" else f"the {kind}' own instruction")
@@ -359,3 +368,32 @@ class Measuring:
         if self.token_counter is not None:
             return self.measure(view)
         return self.calibration.tokens(builtin - min(builtin, self.left_out(view)) + self.overhead)
+
+
+def output_defs(params: Any, profile: Any) -> int:
+    """Estimated tokens of what a request sends to define the agent's output, beyond its instructions
+    and function tools: the output tools' definitions as they are sent, wrapped as a tool is (a
+    structured `output_type`'s `final_result`, `ToolOutput`); a `NativeOutput`'s schema, sent as the
+    response format (and in the instructions too where the model's profile asks it); a
+    `PromptedOutput`'s, sent in the instructions pydantic-ai adds after the hooks have run (unless
+    they hold it already). A mode the model resolves later ('auto') counts the largest of these. Left
+    out, a large output model (40 fields described, some 3,000 tokens) sent requests over the window."""
+    mode, obj = getattr(params, "output_mode", "text"), getattr(params, "output_object", None)
+    tools = sum(tokens.text_tokens(json.dumps({"type": "function", "function": {
+        "name": t.name, "description": t.description or "", "parameters": t.parameters_json_schema,
+        "strict": True}}) + ", ") for t in (getattr(params, "output_tools", None) or []))
+    if obj is None or mode not in ("native", "prompted", "auto"):
+        return tools if mode in ("tool", "auto") else 0
+    asks: Callable[[str], Any] = profile.get if isinstance(profile, dict) else lambda k: getattr(profile, k, None)
+    schema = json.dumps({**obj.json_schema, **({"title": obj.name} if obj.name else {}),
+                         **({"description": obj.description} if obj.description else {})})
+    template = getattr(params, "prompted_output_template", None)  # False: no schema in the instructions
+    template = "" if template is False else str(template or asks("prompted_output_template")
+                                                 or DEFAULT_PROMPTED_OUTPUT_TEMPLATE)
+    said = template.replace("{schema}", schema) if "{schema}" in template else f"{template}\n\n{schema}"
+    held = "\n".join(str(getattr(p, "content", "")) for p in (getattr(params, "instruction_parts", None) or []))
+    prompted = 0 if not template or said.strip() in held else tokens.text_tokens(said) + tokens.PER_MESSAGE_OVERHEAD
+    native = tokens.text_tokens(json.dumps({"type": "json_schema", "json_schema": {
+        "name": obj.name or "final_result", "description": obj.description or "", "schema": obj.json_schema,
+        "strict": True}})) + (prompted if asks("native_output_requires_schema_in_instructions") else 0)
+    return {"native": native, "prompted": prompted}.get(mode, max(tools, native, prompted))
