@@ -12,17 +12,25 @@ reads it as the tool's output from the first request on, and everything that tel
 from the program's (the user messages a compaction carries, its record's steps, a summary
 request's transcript) leaves it out of the user's. Messages enqueued while a tool runs, and every
 other message the user typed, stay as they are.
+
+A `ToolReturn` the caller passes back as a deferred call's result (`DeferredToolResults`: an
+external tool's, or one given for an approval-required call) passes no tool hook: pydantic-ai hands
+it to the node that calls the tools (`CallToolsNode.tool_call_results`), which the capability sees
+before it runs (`before_node_run`) and fences the same way, under the name of the call it answers.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ToolCallPart, ToolReturn
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from .markers import OWN_TEXT
+
+if TYPE_CHECKING:
+    from pydantic_ai.capabilities.abstract import AgentNode
 
 
 def fence(tool_name: str) -> str:
@@ -47,9 +55,27 @@ def fenced_content(result: Any, tool_name: str) -> Any:
     return dataclasses.replace(result, content=[head, *items])
 
 
+def fence_deferred_results(node: Any) -> None:
+    """Fence the `ToolReturn` content among the results a node that calls tools was given for its
+    deferred calls (`tool_call_results`, by call id), in place: each under the name of the call it
+    answers (of the node's `model_response`). Any other node, or other results, as they are."""
+    results = getattr(node, "tool_call_results", None)
+    if not isinstance(results, dict) or not results:
+        return
+    names = {c.tool_call_id: c.tool_name for c in getattr(getattr(node, "model_response", None), "tool_calls", ())}
+    for call_id, result in list(results.items()):
+        if isinstance(result, ToolReturn) and call_id in names:
+            results[call_id] = fenced_content(result, names[call_id])
+
+
 class ToolContentFence:
-    """The capability's hook that fences what a tool hands the model beside its result."""
+    """The capability's hooks that fence what a tool hands the model beside its result: a tool's own
+    (`after_tool_execute`), and one passed back as a deferred call's result (`before_node_run`)."""
 
     async def after_tool_execute(self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition,
                                  args: dict[str, Any], result: Any) -> Any:
         return fenced_content(result, call.tool_name)
+
+    async def before_node_run(self, ctx: RunContext[Any], *, node: AgentNode[Any]) -> AgentNode[Any]:
+        fence_deferred_results(node)
+        return node
