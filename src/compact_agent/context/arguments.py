@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 from pydantic_ai.models import Model, parse_model_id
 from pydantic_ai.providers import infer_provider_class
+from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from .compaction.result import CompactionError
@@ -91,6 +92,9 @@ def check_window(window: object) -> None:
     environment) is the caller's to convert: it is named here as the wrong type, not as a value."""
     if window is None:
         return
+    if isinstance(window, RunContext):  # pydantic-ai calls a class listed in capabilities= with the run's context
+        raise TypeError("ContextManager was given as a class (capabilities=[ContextManager]): pass an instance, "
+                        "capabilities=[ContextManager(...)]")
     if isinstance(window, bool) or not isinstance(window, int):
         raise TypeError(f"window must be a whole number of tokens (window=64_000) or None for the model's own, "
                         f"not {said_with_type(window)}")

@@ -11,6 +11,7 @@ copied, so with them a second conversation is refused instead of silently mixed 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
@@ -25,6 +26,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from . import shaping
 from .compaction import in_run
 from .compaction.result import CompactionError, CompactionResult
+from .compaction.unmarked import restore_compaction_marks
 from .contract import new_from_compaction
 from .defaults import as_model
 from .handlers import Confirm
@@ -79,9 +81,16 @@ async def for_run(cm: M, ctx: RunContext[Any]) -> M:
     fresh copy for each other one (their frozen decisions, notes and history must not mix). Busy
     from here on: `wrap_run` starts in a task of its own, and a conversation let go before it did
     ran in a state no longer kept."""
-    state = state_for(cm, ctx.conversation_id or "", ctx.model)
-    state._starting.add(ctx.run_id)
+    with _CLAIM:
+        state = state_for(cm, ctx.conversation_id or "", ctx.model)
+        state._starting.add(ctx.run_id)
     return state
+
+
+#: Held while a conversation's state is looked up or made, and while a run claims it: a manager may
+#: serve runs in several threads (each `run_sync` on its thread's loop). Two runs of one conversation
+#: at once in two threads each made a state of its own, and neither was refused as busy.
+_CLAIM = threading.RLock()
 
 
 def state_for(cm: M, key: str, model: object = None) -> M:
@@ -89,6 +98,11 @@ def state_for(cm: M, key: str, model: object = None) -> M:
     run's `model` is the one this manager's limits are of starts from them; one on another model
     starts from the window given (or, given none, reads its model's); either takes what each model
     taught this manager (`window_from`)."""
+    with _CLAIM:
+        return _state_for(cm, key, model)
+
+
+def _state_for(cm: M, key: str, model: object) -> M:
     if cm._conversation is None or cm._conversation == key:
         if cm._conversation is None:
             cm._conversation = key
@@ -138,12 +152,13 @@ def evict(cm: ManagerState, spare: ManagerState | None = None) -> None:
     longer kept, and a new run with its id started afresh without the history the first was still
     adding to. With every other busy the limit is exceeded until one is done (the end of a run or
     `compact_now`, the next run's start, or `drain`). `spare` is the one about to run."""
-    while len(cm._others) + 1 > cm.max_conversations:
-        idle = [key for key, one in cm._others.items() if one is not spare and not busy(one)]
-        if not idle:
-            return
-        # One that compacted takes its archives with it (an InMemoryStore's, their only copy): it goes last.
-        dropped(cm._others.pop(next((key for key in idle if not cm._others[key].compactions), idle[0])))
+    with _CLAIM:  # not while another thread looks one up (`state_for`)
+        while len(cm._others) + 1 > cm.max_conversations:
+            idle = [key for key, one in cm._others.items() if one is not spare and not busy(one)]
+            if not idle:
+                return
+            # One that compacted takes its archives with it (an InMemoryStore's, their only copy): it goes last.
+            dropped(cm._others.pop(next((key for key in idle if not cm._others[key].compactions), idle[0])))
 
 
 def dropped(one: ManagerState) -> None:
@@ -183,6 +198,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
                               "compacts a history between runs (the run compacts its own when it needs to)")
     history = list(messages)
+    restore_compaction_marks(history)  # a history saved without metadata (compaction/unmarked.py)
     forget_changed(history)  # a message edited in place since is measured again (identity_memo.py)
     distinct_call_ids(history)  # a call id a provider reused, named apart as a run does (rounds.py)
     state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
@@ -244,7 +260,9 @@ def window_from(cm: ManagerState, model: Model) -> None:
         base = getattr(model, "context_window", None)  # pydantic-ai 2.68+: from the model's profile
         if not isinstance(base, int) or base <= 0:
             raise UserError(f"ContextManager needs the context window of model {model.model_name!r}, which "
-                            "pydantic-ai does not know: ContextManager(window=...)")
+                            "pydantic-ai does not know: ContextManager(window=...) for every model, or "
+                            f"{type(model).__name__}(..., profile={{'context_window': N}}) for this one (a model "
+                            "a test gives with agent.override too)")
     else:  # the window given (the host's), under what the model in force taught
         base = cm.window_learned.given if cm.window_learned is not None else cm.limits.window
     first = windows.model is None
@@ -277,17 +295,9 @@ def conversation(cm: M, conversation_id: str) -> M | None:
 
 async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
     """Runs one run of this conversation; a second one while it runs is refused (`overlapping`)."""
-    cm._starting.discard(ctx.run_id)
-    sole_manager(ctx)
-    if cm._running == COMPACTING:
-        raise ConversationBusy(ctx.conversation_id, f"conversation {ctx.conversation_id!r} is being compacted "
-                               "(compact_now) on this ContextManager: start the run when it returns, with the "
-                               "history it returns")
-    if cm._running is not None:
-        if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
-            raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
-        raise ConversationBusy(ctx.conversation_id, overlapping(ctx.conversation_id))
-    cm._running = ctx.run_id
+    with _CLAIM:
+        claim(cm, ctx)
+    restore_compaction_marks(ctx.messages)  # a history saved without metadata (compaction/unmarked.py)
     cm._sync.starting(ctx.run_id, ctx.messages)  # the history as given: a processor's edits in the run are no other history
     cm.run_stream.start()  # its events also go to the run's own event stream (plumbing/events.py)
     try:
@@ -303,6 +313,21 @@ async def wrap_run(cm: ManagerState, ctx: RunContext[Any], *, handler: WrapRunHa
         if cm.memory is not None and not cm.notes_in_background:
             await cm.memory.drain(None)
         evict(cm._manager or cm)  # done: past the limit, it may go now (`evict`)
+
+
+def claim(cm: ManagerState, ctx: RunContext[Any]) -> None:
+    """The run takes the conversation (`_running`), or is refused: another run or `compact_now` has it."""
+    cm._starting.discard(ctx.run_id)
+    sole_manager(ctx)
+    if cm._running == COMPACTING:
+        raise ConversationBusy(ctx.conversation_id, f"conversation {ctx.conversation_id!r} is being compacted "
+                               "(compact_now) on this ContextManager: start the run when it returns, with the "
+                               "history it returns")
+    if cm._running is not None:
+        if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
+            raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
+        raise ConversationBusy(ctx.conversation_id, overlapping(ctx.conversation_id))
+    cm._running = ctx.run_id
 
 
 def run_error(ctx: RunContext[Any], error: BaseException) -> BaseException:

@@ -248,10 +248,10 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
         stamp(event, self, self._conversation)  # its conversation, run and agent (one handler may watch many)
         self.run_stream.put(event)  # for the run's stream, sent by its next model-request hook
         if event.action == "failed" and self.event_handler is None and self.event_sink is None:
-            # Nobody watches the events: a failure must still be seen (a summary model without its
-            # key fails every compaction, and the run goes on without one).
-            log.warning("%s failed: %s", "compaction" if event.layer == "compact" else event.layer,
-                        event.detail.get("error", "no reason given"))
+            # Unwatched, a failure is still seen; not one that would not shrink the context: nothing broke
+            said = log.info if event.detail.get("skipped") else log.warning
+            said("%s failed: %s", "compaction" if event.layer == "compact" else event.layer,
+                 event.detail.get("error", "no reason given"))
         for sink in (self.event_sink, self.event_handler):
             if sink is None:
                 continue

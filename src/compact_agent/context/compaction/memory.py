@@ -22,6 +22,7 @@ coverage, the last failure) in notes_state.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -53,14 +54,7 @@ from ..plumbing.settings import CompactionSettings as Settings
 from ..testing import mark_request
 from . import in_run
 from .cuts import join
-from .notes import (
-    NOTES_MARK,
-    describe,
-    instruction,
-    is_empty,
-    normalize_notes,
-    separate_instruction,
-)
+from .notes import NOTES_MARK, describe, instruction, is_empty, normalize_notes, separate_instruction
 from .notes_state import NotesState, find, fingerprint, read_notes, read_state, write_state
 from .notes_tail import escalated_tail, keep_index
 from .result import CompactionError, CompactionResult
@@ -129,8 +123,22 @@ class SessionMemory:
         self.earlier = bool(self.error)  # …in an earlier run: this one has not tried yet
 
     @property
-    def in_flight(self) -> bool:
-        return self.task is not None and not self.task.done()
+    def in_flight(self) -> bool:  # pending on a loop that runs (a `run_sync`'s stops when the call returns)
+        return self.task is not None and not self.task.done() and self.task.get_loop().is_running()
+
+    def _here(self) -> asyncio.Task[None] | None:
+        """The extraction pending on the running loop. One on another (a `run_sync`'s, a thread's) is dropped, not
+        awaited (it never ended): cancelled there, it takes no result, and the next update covers its part."""
+        if (task := self.task) is None or task.done():
+            return None
+        with contextlib.suppress(RuntimeError):  # outside a loop: none is this one's
+            if task.get_loop() is asyncio.get_running_loop():
+                return task
+        self.task, loop = None, task.get_loop()
+        task._log_destroy_pending = False  # type: ignore[attr-defined]  # its loop may never run again
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+        return None
 
     def locate(self, messages: Sequence[ModelMessage]) -> int | None:
         """Index of the last covered message in `messages`, or None (nothing covered / not present)."""
@@ -149,7 +157,7 @@ class SessionMemory:
             self._emit(cm.emit, Event("memory", "failed", detail={"error": one_line(e)}))
 
     def _maybe_start(self, cm: Any, messages: list[ModelMessage]) -> None:
-        if self.in_flight or not messages or (self._retry_at is not None and self.clock() < self._retry_at):
+        if self._here() or not messages or (self._retry_at and self.clock() < self._retry_at):
             return
         c = self.locate(messages)
         start = 0 if c is None else c + 1
@@ -195,15 +203,19 @@ class SessionMemory:
         return functools.partial(learn, request="notes")
 
     async def _extract(self, job: _Job) -> None:
-        watch, earlier = Stopwatch(), len(self.usage)
+        watch, earlier, me = Stopwatch(), len(self.usage), asyncio.current_task()
         try:
             reply = await (self._separate(job) if self.notes_model is not None else self._shared(job))
+            if me is not self.task:  # dropped meanwhile (`_here`): no result of its own
+                return
             notes = normalize_notes(reply, self.notes)
             if self.path is not None:
                 write_private(self.path, notes, "notes")
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - logged, backed off, retried on a later response
+            if me is not self.task:  # dropped (`_here`), its failure is no one's (its loop may be gone)
+                return
             if job.learn_window is not None and (overflow := as_overflow(e)) is not None:
                 job.learn_window(overflow)  # said, kept; the next update is sized to it (`check_notes_fits`)
             self.failures += 1
@@ -303,9 +315,8 @@ class SessionMemory:
         `vet`: the caller's check of a compaction made, before its archive is written (compactor.py)."""
         self._plan = None
         waited = Stopwatch()
-        if self.in_flight:
-            assert self.task is not None
-            await asyncio.wait({self.task}, timeout=self.wait_s)
+        if (task := self._here()) is not None:
+            await asyncio.wait({task}, timeout=self.wait_s)
         wait_ms = waited.ms()
         watch = Stopwatch()
 
@@ -361,15 +372,14 @@ class SessionMemory:
 
     async def drain(self, timeout: float | None) -> None:
         """Let an extraction in flight finish (bounded) so what it cost is not thrown away, then close."""
-        if self.task is not None and not self.task.done():
-            await asyncio.wait({self.task}, timeout=timeout)
+        if (task := self._here()) is not None:
+            await asyncio.wait({task}, timeout=timeout)
         self.close()
 
     def close(self) -> None:
         """Cancel an extraction in flight: a process about to exit must not leave a task behind."""
-        if self.in_flight:
-            assert self.task is not None
-            self.task.cancel()
+        if (task := self._here()) is not None:
+            task.cancel()
 
     def status(self) -> str:
         n = self.updates

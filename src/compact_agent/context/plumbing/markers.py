@@ -115,7 +115,8 @@ def joined_metadata(messages: Sequence[Any]) -> dict[str, Any] | None:
 
 def is_compaction_message(m: Any) -> bool:
     """Whether `m` is the message a compaction starts a history with (it carries the user's
-    messages verbatim and the file ledger, so no layer may fold it away)."""
+    messages verbatim and the file ledger, so no layer may fold it away). Known by its metadata; one
+    saved without it has it back from its text at the start of a run (compaction/unmarked.py)."""
     return ours(m).get("kind") == "summary"
 
 
