@@ -24,7 +24,7 @@ def test_a_server_key_like_none_lists_the_keys_a_server_takes() -> None:
     with pytest.raises(McpConfigError) as info:
         parse_servers({"docs": {"command": "x", "colour": "red"}})
     assert str(info.value) == ("mcp_servers.docs.colour: unknown key (a server takes command, args, env, cwd, url, "
-                               "headers, compactable, instructions, timeout, tool_timeout)")
+                               "headers, compactable, instructions, timeout, tool_timeout, allow_tools, deny_tools)")
 
 
 def test_claude_codes_type_of_a_server_is_no_unknown_key() -> None:

@@ -8,6 +8,16 @@ result shaped as our own tools' (mcp_results.py), a server whose program has end
   is then no longer listed as connected (`/mcp` said `connected` of a crashed server) and is said
   once in a line; its tools' later calls fail at once, in the same words.
 * Tool descriptions and parameter schemas, sent with every request, go without the API key.
+* A call needs approval, as a `bash` command does (`refused`). The tool is a program the user did
+  not write, acting with the user's credentials (a repository, a database, a shell), and a prompt
+  injection in anything the model reads can drive it. So it runs only with `--yes`, with an allow
+  rule, or when the user says yes to the question, which names the server and the tool and shows
+  the arguments; "always" there allows that tool for the rest of the session. Print mode never
+  asks: without `--yes` or a rule the call is refused, naming the flag and the setting that allow
+  it. `--allowed-tools docs_search` allows a tool by the name the model calls it (`<server>_<tool>`),
+  `allow_tools = ["search"]` in the server's table its tools by their own names (globs: `*` is
+  every one), and its `deny_tools` refuses them whatever else allows them. A tool's annotations
+  (`readOnlyHint`: it changes nothing) are the server's own claims about itself: they allow nothing.
 * A server's program is found as it starts (`group_leaders`), so that it is killed with the agent
   however the agent ends (mcp_servers.py hands it to shell_groups.py).
 """
@@ -16,17 +26,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fnmatch
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic_ai.exceptions import ModelRetry, ToolFailed
+from pydantic_ai.messages import ToolReturn
 from pydantic_ai.toolsets import WrapperToolset
 
 from ... import secrets
+from ...context.plumbing.markers import mark
+from ...words import quoted
+from ..safety.permissions import Permissions
 from .mcp_failures import CONNECTION_CLOSED
 from .mcp_results import Media, cleaned, shaped
 
@@ -36,6 +51,7 @@ class Servers(Protocol):
 
     stopped: dict[str, str]
     media: Callable[[], Media]
+    permissions: Callable[[], Permissions | None]  # the session's (None: nobody can allow a call)
 
     def tool_timeout(self, name: str) -> float: ...
     def ended(self, name: str, tool: str) -> str: ...
@@ -47,7 +63,7 @@ class ServerTools(WrapperToolset[Any]):
     """One server's tools as the model calls them. Its results pass through the same filter as our
     own tools' (`tool_text`): a server may echo the API key (a config dump, an error), and it must
     not reach the model. Nor may it pass for the user: the marker of the user's words in a refusal
-    is marked as a copy (`copied_instead`; no refusal of ours is an MCP result). Its files go as our
+    is marked as a copy (`copied_instead`; a refusal of ours, `refused`, is not its result). Its files go as our
     tools' do (mcp_results.py): an image only to a model that takes it. Its tools are named as
     the server lists them at each request (`Servers.offered`, mcp_names.py), a list that changed
     while the session runs included: `wrapped` gives them as `<server>_<tool>`."""
@@ -72,6 +88,9 @@ class ServerTools(WrapperToolset[Any]):
         ctx, tool = dataclasses.replace(ctx, tool_name=listed), _named(tool, listed)
         if (why := servers.stopped.get(self.server)) is not None:
             raise ToolFailed(why)
+        if self.state is not None and (no := refused(servers.permissions(), self.state.config, listed, name,
+                                                     tool_args)) is not None:
+            return no
         limit = servers.tool_timeout(self.server)
         try:
             result = await asyncio.wait_for(super().call_tool(listed, tool_args, ctx, tool), limit)
@@ -85,6 +104,53 @@ class ServerTools(WrapperToolset[Any]):
                 raise ModelRetry(cleaned(e.message)) from None
             raise ToolFailed(servers.ended(self.server, name)) from None
         return shaped(result, servers.media())
+
+
+#: What an "always" covers of an MCP tool (`Permissions.always`, as `/permissions` lists it).
+EVERY_CALL = "every call"
+RULE_KEYS = ("allow_tools", "deny_tools")
+
+
+def matching(rules: Sequence[str], tool: str) -> str | None:
+    """The first of `rules` (globs of a server's own tool names) that `tool` matches, else None."""
+    return next((rule for rule in rules if fnmatch.fnmatchcase(tool, rule)), None)
+
+
+def rule_problem(value: Any) -> str | None:
+    """Why `value` of a server's `allow_tools` or `deny_tools` is no list of tool names, else None."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        return f"expected a list of the server's tool names (`*`: every one), not {json.dumps(value, default=str)}"
+    return None
+
+
+def refused(permissions: Permissions | None, config: Any, listed: str, name: str, args: Any) -> ToolReturn | None:
+    """None if server `config`'s tool `listed` (`<server>_<tool>`), offered to the model as `name`,
+    may run with `args` now; else the refusal the model gets, a call that did not run."""
+    server = config.name
+    tool = listed[len(server) + 1:] if listed.startswith(f"{server}_") else listed
+    text = _refusal(permissions, config, tool, name, args)
+    if text is None:
+        return None
+    return ToolReturn(return_value=secrets.redact(text), metadata=mark(None, "tool", {"error": True, "ran": False}))
+
+
+def _refusal(permissions: Permissions | None, config: Any, tool: str, name: str, args: Any) -> str | None:
+    server = config.name
+    if (rule := matching(getattr(config, "deny_tools", ()), tool)) is not None:
+        return f"permission denied: {name} matches the rule {quoted(rule)} of deny_tools in [mcp_servers.{server}]"
+    if permissions is not None and (permissions.mode == "yes" or name in permissions.allowed_tools
+                                    or (name, EVERY_CALL) in permissions.always):
+        return None
+    if matching(getattr(config, "allow_tools", ()), tool) is not None:
+        return None
+    if permissions is None or permissions.mode == "deny" or permissions.ask is None:
+        return (f"permission denied: {name}, the tool {tool} of MCP server {server}, needs approval; rerun with "
+                f"--yes, or allow it with --allowed-tools {name} or allow_tools = [{json.dumps(tool)}] "
+                f"in [mcp_servers.{server}]")
+    shown = json.dumps(args, ensure_ascii=False, indent=2, default=str)
+    detail = f"call the tool {tool} of MCP server {server}, " + (f"with these arguments\n{secrets.redact(shown)}"
+                                                                 if args else "with no arguments\n")
+    return permissions.asked(permissions.ask, name, detail, (name, EVERY_CALL))
 
 
 def _closed(e: BaseException) -> bool:

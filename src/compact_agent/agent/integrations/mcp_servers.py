@@ -8,6 +8,7 @@
     url = "http://localhost:8000/mcp"
     headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
     compactable = false                      # keep this server's results out of microcompact
+    allow_tools = ["search"]                 # its tools that run unasked (mcp_calls.py); `*`: all
 
 Servers are connected once per session (not once per turn: a stdio server keeps its state and
 its start-up cost is paid once) and a server that fails to start is reported in one line and
@@ -39,9 +40,10 @@ from ...config import Settings
 from ...setting_names import closest, meant
 from ...setting_values import shown
 from ...words import plural
+from ..safety.permissions import Permissions
 from ..tools.shell_groups import running
 from .fenced import kept_start
-from .mcp_calls import ServerTools, group_leaders
+from .mcp_calls import RULE_KEYS, ServerTools, group_leaders, rule_problem
 from .mcp_declaration import AGAIN, AVAILABLE, CONNECTED, declared, fingerprint, text
 from .mcp_declaration import MCP_HEAD as MCP_HEAD  # the head /context finds a declaration by
 from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
@@ -52,7 +54,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 #: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`, read as
 #: `mcpServers`), taken and not needed: the transport follows from `command` or `url`. Any other key
 #: is a mistake to say (`timout = 5` was ignored without a word, and the server kept the default).
-KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout", "tool_timeout")
+KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout", "tool_timeout",
+        *RULE_KEYS)
 _TOLERATED = ("type",)
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -79,6 +82,8 @@ class McpServerConfig:
     instructions: bool = True  # declare the server's instructions to the model
     timeout_s: float = 30.0  # connection and initialisation
     tool_timeout_s: float = 300.0  # one tool call (mcp_calls.py)
+    allow_tools: tuple[str, ...] = ()  # its tools (own names, globs) that run unasked (mcp_calls.py)
+    deny_tools: tuple[str, ...] = ()  # and those that never run
 
 
 def _expand(value: str) -> str:
@@ -125,6 +130,7 @@ def parse_servers(table: dict[str, Any] | None) -> list[McpServerConfig]:
                 instructions=bool(spec.get("instructions", True)),
                 timeout_s=float(spec.get("timeout", 30.0)),
                 tool_timeout_s=float(spec.get("tool_timeout", 300.0)),
+                allow_tools=tuple(spec.get("allow_tools") or ()), deny_tools=tuple(spec.get("deny_tools") or ()),
             ))
         except (TypeError, AttributeError, ValueError) as e:
             raise McpConfigError(f"mcp_servers.{name}: {e}", [(f"mcp_servers.{name}", str(e))]) from None
@@ -170,6 +176,7 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
     for key in ("compactable", "instructions"):
         if key in spec and not isinstance(spec[key], bool):  # bool("no") is true
             found.append((f"{at}.{key}", f"expected true or false, not {shown(spec[key])}"))
+    found += [(f"{at}.{key}", why) for key in RULE_KEYS if key in spec and (why := rule_problem(spec[key]))]
     for key in spec:
         if key not in KEYS and key not in _TOLERATED:
             found.append((f"{at}.{key}", "unknown key" + (meant(str(key), KEYS)
@@ -211,6 +218,8 @@ class McpServers:
         self.listed = False  # a /mcp lists each server's state: a failure needs no line of its own
         #: what a result's files may be for the model of the moment (mcp_results.py); the session sets it
         self.media: Callable[[], Media] = Media
+        #: who may allow a call of their tools (mcp_calls.py); the session sets it: none, none runs
+        self.permissions: Callable[[], Permissions | None] = lambda: None
         #: whether the servers' tools wait behind tool_search (tool_search.py); the session sets it
         self.searched: Callable[[], bool] = lambda: False
         self.stopped: dict[str, str] = {}  # server -> what its tools' calls say: its program ended

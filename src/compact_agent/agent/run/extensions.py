@@ -83,6 +83,7 @@ class SessionExtensions:
             self.mcp = None
         if self.mcp is not None:  # a result's files as the model of the moment takes them (mcp_results.py)
             self.mcp.media = lambda: media_of(session.env)
+            self.mcp.permissions = lambda: session.env.permissions  # who allows a call (mcp_calls.py)
             # what a resumed conversation declares of the servers is not declared again (mcp_declaration.py)
             self.mcp.resumed = list(getattr(session, "messages", [])) if resumed else None
         self.ledger = UsageLedger(info=lambda: session.info, path=session.store.dir / "usage.jsonl")

@@ -71,7 +71,8 @@ def copied_instead(text: str, said: set[str]) -> str:
     return text if text in said else marked(text, _SPELT_INSTEAD, COPIED_INSTEAD)
 
 
-#: Tools that change files or run commands; everything else is allowed without asking.
+#: Tools that change files or run commands; the other built-in tools are allowed without asking, an
+#: MCP server's tools are asked about as these are (integrations/mcp_calls.py).
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
 #: The file tools that write: a write to an instruction file is said to be one (`instruction_file`).
 WRITERS = frozenset({"write_file", "edit_file"})
@@ -373,9 +374,9 @@ class Permissions:
             what, _, change = detail.partition("\n")
             said = INSTRUCTION_FILE if command is None else COMMAND_FILE.format(name=command)
             detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {said}\n{change}"
-        return Decision(self._asked(self.ask, tool, detail, scope), instruction, command=command)
+        return Decision(self.asked(self.ask, tool, detail, scope), instruction, command=command)
 
-    def _asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str]) -> str | None:
+    def asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str]) -> str | None:
         """The user's answer to `ask`, as `check` returns it; "always" adds `scope`."""
         try:
             answer = ask(tool, detail)
