@@ -19,12 +19,11 @@ own values and sources stay as they were.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .ui.visible import visible
+from .ui.visible import json_visible, visible
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,9 +44,6 @@ SCALED = {"autocompact_buffer": "buffer", "summary_output_reserve": "output_rese
 #: (context/layers/microcompact.py, its count rule).
 AT_USE: dict[str, Callable[[int, Limits], int]] = {
     "microcompact_min_free_tokens": lambda given, limits: min(given, limits.threshold // 10)}
-
-
-_NOT_PLAIN = re.compile(r"[^\x20-\x7e\n]")  # what json_visible looks at: the rest is printable ASCII
 
 
 @dataclass(frozen=True)
@@ -212,11 +208,3 @@ def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None 
         rendered = render(_noted(view), False, width)
     out = secrets.redact(with_windows(rendered, home, as_json_out, width))
     return json_visible(out) if as_json_out else visible(out)
-
-
-def json_visible(text: str) -> str:
-    """JSON text (`config --json`) with every character `visible` would show as its escape written
-    as a JSON escape (`\\u009b`, `\\u202e`): json.dumps escapes C0 controls, but leaves DEL, C1 and
-    the bidirectional marks as they are, and a terminal obeys them. Outside its strings JSON holds
-    none of them, so the text read back is the same."""
-    return _NOT_PLAIN.sub(lambda m: m[0] if visible(m[0]) == m[0] else f"\\u{ord(m[0]):04x}", text)

@@ -58,6 +58,7 @@ from typing import Any, TypeVar, cast
 
 from . import secrets
 from .agent.tools import shell_groups, temp_files
+from .ui.visible import json_visible
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
@@ -365,7 +366,7 @@ def _write_result(said: str, name: str, subtype: str) -> None:
         with contextlib.suppress(Exception):  # what print mode knows is extra: the object goes without it
             result |= _state.fields()
     # redacted as print mode's own result lines are (os.write passes the redacting sys.stdout by)
-    data = (secrets.redact(json.dumps(result, ensure_ascii=False, default=str)) + "\n").encode()
+    data = (json_visible(secrets.redact(json.dumps(result, ensure_ascii=False, default=str))) + "\n").encode()
     with contextlib.suppress(OSError, ValueError):
         if select.select([], [1], [], STDOUT_WAIT_S)[1]:
             os.write(1, data)

@@ -34,7 +34,7 @@ from ..words import plural
 from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
 from .print_slash import KEPT_HINT, RETRY_HINT
 from .render import archive_line, compacted_text, failed_line, layer_line
-from .visible import visible
+from .visible import json_visible, visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,7 +69,7 @@ class PrintRun:
         if self.held is not None and obj.get("type") != "result":  # until `init` is out (print_init.py)
             self.held.append(obj)
             return
-        line = secrets.redact(json.dumps(obj, ensure_ascii=False, default=str)) + "\n"
+        line = json_visible(secrets.redact(json.dumps(obj, ensure_ascii=False, default=str))) + "\n"
         if obj.get("type") == "result":  # a signal meanwhile waits, then writes no second one (stop_signals)
             with stop_signals.held():
                 sys.stdout.write(line)

@@ -30,6 +30,8 @@ _TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS if chr(c) not in _KEPT} | {c: f"\\
     | {ord("\r"): "\\r"}
 
 
+_STEERING = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")  # what `visible` shows as its escape
+
 #: Whitespace that is not a control `visible` shows: spaces, tabs, newlines (and Unicode's spaces).
 _SPACES = re.compile(r"[^\S\r\x0b\x0c\x1c-\x1f\x85]+")
 
@@ -37,6 +39,14 @@ _SPACES = re.compile(r"[^\S\r\x0b\x0c\x1c-\x1f\x85]+")
 def visible(text: str) -> str:
     """`text` with every character that would steer the terminal shown as its escape."""
     return text.translate(_TABLE)
+
+
+def json_visible(text: str) -> str:
+    """JSON text (print mode's `json` and `stream-json` lines, `config --json`) with every character
+    `visible` would show as its escape written as a JSON escape (`\\u009b`, `\\u202e`): json.dumps
+    escapes C0 controls, but leaves DEL, C1 and the bidirectional marks as they are, and a terminal
+    obeys them. Outside its strings JSON holds none of them, so the text read back is the same."""
+    return _STEERING.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def one_line(text: str) -> str:

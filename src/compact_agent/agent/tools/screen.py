@@ -3,14 +3,16 @@
 A command writes for a terminal even without one: colours (`\\x1b[32mPASSED\\x1b[0m`), titles and
 links (OSC), cursor moves, progress bars that redraw one line with a carriage return
 (`\\rprogress 1%\\rprogress 2%…`: 30,000 characters for the one line a user sees). `Screen` reads
-the output as it comes: each escape sequence is removed (CSI, OSC, the two-byte ones; one split
-between two reads is held until it ends), and a line a lone CR rewrote is kept in its last version
+the output as it comes: each escape sequence is removed (CSI, OSC, the two-byte ones, and the 8-bit
+forms a terminal obeys as well: CSI, OSC, DCS written as one C1 control; one split between two
+reads is held until it ends), and a line a lone CR rewrote is kept in its last version
 where the versions are evidently one line redrawn: each says how far something is (a percentage, a
 count) in the same words, the numbers and bars aside (`progress 1%`, `progress 2%`; `step 1/3`). Any other lone CR ends a line, as read_file reads it:
 a file with CR line ends (classic Mac text, some CSV exports) keeps every line. CR LF ends a line and
 is kept as it was. What it removed or rewrote is counted, for the line `note` gives.
 
-On bytes: those it looks for are ASCII, which no byte of a UTF-8 character is; output with a NUL
+On bytes: those it looks for are ASCII, which no byte of a UTF-8 character is, or a C1 control
+(`\\xc2` then `\\x80`-`\\x9f`), which is no part of another; output with a NUL
 byte (binary, UTF-16 or 32, where they may be half a character) or a UTF-16 mark is given as it
 comes, from there on. What it keeps does not depend on where the reads split the output.
 """
@@ -26,11 +28,19 @@ MAX_LINE = 65_536
 #: The longest escape sequence held back while unfinished (an OSC never ended is given as text).
 MAX_HELD = 4_096
 
-#: An escape sequence: CSI, OSC (its text on one line, at most MAX_HELD bytes: a stray `ESC ]`
-#: takes no text with it up to a BEL far below), or one of two bytes.
-_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]{0,%d}(?:\x07|\x1b\\)|[ -/]*[0-~])" % MAX_HELD)
-#: One begun at the end of what has come so far.
-_BEGUN = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\r\n]{0,%d}\x1b?|[ -/]*)\Z" % MAX_HELD)
+#: What a string sequence (OSC, and in 8-bit form DCS, SOS, PM, APC) holds before its end: text on
+#: one line, at most MAX_HELD bytes (a stray `ESC ]` takes no text with it up to a BEL far below).
+_BODY = rb"(?:[^\x07\x1b\r\n\xc2]|\xc2(?!\x9c)){0,%d}" % MAX_HELD
+#: An escape sequence: CSI, OSC, or one of two bytes; and their 8-bit forms, the C1 controls as UTF-8
+#: writes them (`\xc2\x9b` CSI, `\xc2\x9d` OSC, `\xc2\x90` DCS … ended by `\xc2\x9c` ST), which a
+#: terminal obeys as it does the 7-bit ones. No byte of another UTF-8 character is `\xc2` then `\x80`-`\x9f`.
+_ESCAPE = re.compile(rb"(?:\x1b\[|\xc2\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\xc2[\x90\x98\x9d\x9e\x9f])" + _BODY
+                     + rb"(?:\x07|\x1b\\|\xc2\x9c)|\x1b[ -/]*[0-~]")
+#: One begun at the end of what has come so far (a `\xc2` there may begin a C1 control).
+_BEGUN = re.compile(rb"(?:\x1b(?:\[[0-?]*[ -/]*|\]" + _BODY + rb"\x1b?|[ -/]*)"
+                    rb"|\xc2(?:\x9b[0-?]*[ -/]*|[\x90\x98\x9d\x9e\x9f]" + _BODY + rb"\x1b?)?)\Z")
+#: A C1 control left when the sequences are gone (a lone ST, NEL, a reverse line feed): removed as a stray ESC is.
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
 #: What ends a line version: CR LF or LF (the line), or a lone CR (the version).
 _END = re.compile(rb"\r?\n|\r")
 _WORD = re.compile(rb"[A-Za-z]+")
@@ -67,7 +77,7 @@ class Screen:
             return rest + chunk
         data = self._held + chunk
         self._held = b""
-        if b"\x1b" in data:
+        if b"\x1b" in data or b"\xc2" in data:
             if (begun := _BEGUN.search(data)) is not None and len(data) - begun.start() <= MAX_HELD:
                 data, self._held = data[:begun.start()], data[begun.start():]
             data = self._unescaped(data)
@@ -78,9 +88,9 @@ class Screen:
         escape begun and never finished, as text."""
         if self._raw:
             return b""
-        self.escapes += self._held.count(b"\x1b")
-        rest = bytes(self._line) + self._held.replace(b"\x1b", b"")
-        self._line, self._held = bytearray(), b""
+        held, self._held = self._held, b""
+        rest = bytes(self._line) + self._strays(held)
+        self._line = bytearray()
         return self._lines(rest, final=True)
 
     def note(self) -> str:
@@ -99,9 +109,14 @@ class Screen:
             kept.append(data[at:found.start()])
             at = found.end()
             self.escapes += 1
-        text = b"".join([*kept, data[at:]])
-        self.escapes += text.count(b"\x1b")  # a stray ESC, or one that never ended
-        return text.replace(b"\x1b", b"")
+        return self._strays(b"".join([*kept, data[at:]]))
+
+    def _strays(self, text: bytes) -> bytes:
+        """`text` without a stray ESC or C1 control, or one that began a sequence never ended."""
+        self.escapes += text.count(b"\x1b")
+        text = text.replace(b"\x1b", b"")
+        self.escapes += len(_C1.findall(text))
+        return _C1.sub(b"", text)
 
     def _lines(self, data: bytes, final: bool) -> bytes:
         out, at = bytearray(), 0
