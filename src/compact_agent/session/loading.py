@@ -38,7 +38,7 @@ from .last_run import (
 from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
 from .lines import MAX_LINE_BYTES as MAX_LINE_BYTES  # the cap a load reads lines with (a test lowers it here)
 from .load_warnings import LoadProblems, cut_short
-from .repair import _broken_pairs, _runnable, handed_back
+from .repair import _broken_pairs, _runnable, handed_back, sendable_names
 
 # What was imported from here before the reading was split by concept.
 __all__ = ["KINDS", "MAX_LINE_BYTES", "_broken_pairs", "_file_lines", "load_session_file", "newer", "readable",
@@ -152,6 +152,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
             found.newer += 1
         if isinstance(eid, str):
             last_id = eid
+    sendable_names(messages)  # a call named as no provider takes it, saved by an earlier version, renamed
     found.unanswered, found.never_sent = _unanswered(messages, unsent)
     found.at_work = not found.unanswered and _ends_at_results(messages)
     found.stopped = stopped_at == len(messages) and not found.never_sent and (found.unanswered > 0 or found.at_work)

@@ -5,12 +5,20 @@ results or results without calls; the next request would be rejected. `_runnable
 history (and leaves an intact one untouched, so the prompt-cache prefix holds across a reload);
 `_broken_pairs` is the check. `handed_back` gives a history the shape pydantic-ai gives it back in,
 so that every process numbers its messages alike.
+
+A tool call the model named so that no provider takes the name back (empty, or more than letters,
+digits, `_` and `-`, at most 64: the rule OpenAI and Anthropic hold a tool's name to) is kept and
+sent under `UNSENDABLE`, its result with it: sent as it came, every later request of the session was
+refused. The model is told, as of any tool the agent does not have; a session saved with such a
+call loads with it renamed (`sendable_names`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -25,6 +33,46 @@ from pydantic_ai.messages import (
 from ..context.plumbing.markers import is_compaction_message, joined_metadata
 from ..context.plumbing.rounds import call_ids, return_ids
 from ..words import plural
+
+#: The name a tool call is kept and sent under when a provider would refuse the model's own.
+UNSENDABLE = "invalid_tool_name"
+_SENDABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def renamed_calls(response: ModelResponse) -> dict[str, str]:
+    """Rename, in `response` itself, each tool call whose name no provider takes to `UNSENDABLE`;
+    the calls renamed, each id with the name the model gave."""
+    renamed: dict[str, str] = {}
+    parts = list(response.parts)
+    for i, part in enumerate(parts):
+        if isinstance(part, ToolCallPart) and not _SENDABLE.fullmatch(part.tool_name):
+            renamed[part.tool_call_id] = part.tool_name
+            parts[i] = _renamed(part)
+    if renamed:
+        response.parts = parts
+    return renamed
+
+
+def sendable_names(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """`messages` (changed in place) with each call a provider would refuse by its name, and the
+    result that answers it, under `UNSENDABLE` (see the module's docstring)."""
+    renamed: dict[str, str] = {}
+    for m in messages:
+        if isinstance(m, ModelResponse):
+            renamed |= renamed_calls(m)
+        elif renamed and any(_answers(p, renamed) for p in m.parts):
+            m.parts = [_renamed(p) if _answers(p, renamed) else p for p in m.parts]
+    return messages
+
+
+def _renamed(part: Any) -> Any:
+    """A call or its result under `UNSENDABLE` (a copy: the part the model gave is left as it came)."""
+    return dataclasses.replace(part, tool_name=UNSENDABLE)
+
+
+def _answers(part: object, renamed: dict[str, str]) -> bool:
+    """Whether `part` is the result of a call `renamed` names, under the name the model gave it."""
+    return isinstance(part, ToolReturnPart | RetryPromptPart) and renamed.get(part.tool_call_id) == part.tool_name
 
 
 def _runnable(messages: list[ModelMessage]) -> tuple[list[ModelMessage], str]:

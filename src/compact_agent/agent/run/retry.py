@@ -39,6 +39,7 @@ from pydantic_ai.messages import ModelResponse, TextPart, ThinkingPart, ToolCall
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
+from ...session.repair import renamed_calls
 from ...session.store import utf8_safe
 
 
@@ -103,6 +104,7 @@ class TransientRetry(AbstractCapability[Any]):
             self.on_unfinished(response)
         _parts_of_their_types(response)
         _utf8_only(response)
+        renamed_calls(response)  # a tool name no provider takes back: answered, kept and sent as another
         _whole_counts(response)
         return response
 
