@@ -49,7 +49,8 @@ def jail(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "bin").mkdir()
     for name in NAMES:
         recorder = root / "bin" / name
-        recorder.write_text('#!/bin/sh\nprintf "%s\\n" "${0##*/}" >> "$RECORD"\n')
+        # started as a program, not read as a script by `bash touch` (which no real program would be)
+        recorder.write_text('#!/bin/sh\ncase $0 in */*) printf "%s\\n" "${0##*/}" >> "$RECORD";; esac\n')
         recorder.chmod(0o755)
     (root / "bin" / "bash").symlink_to("/bin/bash")  # `bash -c '…'` runs its line with the recorders too
     return root

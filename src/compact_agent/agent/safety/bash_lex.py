@@ -29,23 +29,32 @@ _ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n"
             "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 _ANSI_NUMBER = re.compile(r"[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}")
 SUBSTITUTION = "a substitution ($(…), backticks)"
+_PLAIN = re.compile(r"[^ \t\n\\'\"`$;&|<>()*?\[{]+")  # characters that are only themselves, in a run
+_PLAIN_QUOTED = re.compile(r"[^\"\\$`]+")
 
 
 class Unparsable(Exception):
     """Quotes, a substitution or parentheses that do not close where bash would look for the end."""
 
 
-@dataclass
 class Word:
-    text: str = ""  # after quote removal; an expansion as written (`$HOME`)
-    started: bool = False  # `''` is a word, of nothing
-    static: bool = True  # nothing in it is expanded: bash gives `text` itself
-    pattern: bool = False  # an unquoted `*`, `?`, `[` or `{` bash may turn into other words
-    quoted: bool = False
+    """One word: `text` after quote removal, an expansion as written (`$HOME`); `started` (`''` is a
+    word, of nothing); `static`: nothing in it is expanded, bash gives `text` itself; `pattern`: an
+    unquoted `*`, `?`, `[` or `{` bash may turn into other words; `quoted`: any quoting in it."""
+
+    def __init__(self, text: str = "", started: bool = False, static: bool = True) -> None:
+        self.parts = [text]
+        self.started, self.static, self.pattern, self.quoted = started, static, False, False
+
+    @property
+    def text(self) -> str:
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0]
 
     def add(self, text: str, quoted: bool = False, static: bool = True) -> None:
         self.started = True
-        self.text += text
+        self.parts.append(text)
         self.quoted |= quoted
         self.static &= static
 
@@ -76,6 +85,8 @@ def lex(line: str) -> Lexed:
     except Unparsable as e:
         reader.end_command()
         out.cannot_read(str(e))
+    except RecursionError:  # `"$("$("…`, thousands deep: no line a person writes
+        out.cannot_read("substitutions nested too deep")
     return out
 
 
@@ -124,8 +135,10 @@ class _Reader:
             else:
                 if c in "*?[{":
                     self.word.pattern = True
-                self.word.add(c)
-                i += 1
+                run = _PLAIN.match(s, i + 1)
+                j = run.end() if run else i + 1
+                self.word.add(s[i:j])
+                i = j
         self.end_command()
         if self.depth:
             raise Unparsable("an unclosed (")
@@ -146,10 +159,9 @@ class _Reader:
             self.target = ""
             return
         bare = w.text if w.static and not w.quoted else None
-        names = [x.text for x in self.cmd]
         if bare in ("{", "}") and not self.cmd:  # a group's braces
             return
-        if bare == "{" and names[:1] == ["function"] and len(names) in (2, 3):  # `function f {`
+        if bare == "{" and len(self.cmd) in (2, 3) and self.cmd[0].text == "function":  # `function f {`
             self.end_command()
             return
         self.cmd.append(w)
@@ -249,8 +261,10 @@ class _Reader:
             elif c == "`":
                 i = reader.backticks(i + 1, w)
             else:
-                w.add(c)
-                i += 1
+                run = _PLAIN_QUOTED.match(s, i + 1)
+                j = run.end() if run else i + 1
+                w.add(s[i:j])
+                i = j
         if end is not None:
             raise Unparsable('an unclosed "')
         return i
