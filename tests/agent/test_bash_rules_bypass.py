@@ -116,3 +116,10 @@ def test_a_deny_rule_holds_a_line_it_cannot_read(tmp_path: Path, line: str) -> N
 ])
 def test_a_deny_rule_lets_plain_lines_run(tmp_path: Path, line: str) -> None:
     assert Permissions(tmp_path, "yes", deny_bash=["rm *"]).check("bash", line) is None, line
+
+
+def test_a_line_nested_thousands_deep_is_held_not_raised(tmp_path: Path) -> None:
+    """`"$("$("…` nested past Python's recursion limit raised RecursionError out of the check."""
+    line = '"$(' * 3000
+    assert "deny rule" in (Permissions(tmp_path, "yes", deny_bash=["rm *"]).check("bash", line) or "")
+    assert "needs approval" in (Permissions(tmp_path, "deny", allow_bash=["*"]).check("bash", line) or "")
