@@ -57,3 +57,5 @@ def test_the_repl_asks_before_an_mcp_tool_runs(tmp_path: Path) -> None:
     assert '"key": "alpha"' in answers["y"]
     assert "permission denied: the user declined this notes_lookup_note call" in answers["n"], answers["n"]
     assert "Allow" not in again, again
+    assert "don't ask again for this tool this session" in answers["a"], answers["a"]  # not "this file"
+    assert "allowed for this tool this session" in answers["a"], answers["a"]

@@ -47,7 +47,11 @@ INSTEAD_PROMPT = "  what should the model do instead? (Enter alone or esc: just 
 
 
 def scope_words(tool: str) -> str:
-    return "this exact command" if tool == "bash" else "this file"
+    """What "always" allows for the session: the command shown (bash), the file (write_file,
+    edit_file), or the tool itself (an MCP server's: every call of it, agent/integrations/mcp_calls.py)."""
+    if tool == "bash":
+        return "this exact command"
+    return "this file" if tool in ("write_file", "edit_file") else "this tool"
 
 
 def menu_lines(tool: str, selected: int, width: int = 200) -> StyleAndTextTuples:
