@@ -98,6 +98,7 @@ def test_an_allow_rule_still_covers_plain_lines(tmp_path: Path, line: str) -> No
     "a[_]=1", "printf -v 'a[_]' 1", 'bash -c "$X"', "r\\\nm -f victim", "function f { rm -f victim; }; f",
     "echo 'unclosed", "case x in x) rm -f victim;; esac", f"echo {PAYLOAD}; (\\\n(_))",
     "echo $\\\n(rm -f victim)", 'echo "$\\\n(rm -f victim)"', "printf -v'a[_]' 1", "wait -p 'a[_]'",
+    "trap 'rm -f victim' EXIT",
 ])
 def test_a_deny_rule_holds_a_line_it_cannot_read(tmp_path: Path, line: str) -> None:
     """Deny rules see the command bash runs; a line whose commands cannot be told from it (bash

@@ -86,11 +86,13 @@ def _cores(words: list[str]) -> Iterator[list[str]]:
 
 
 def _inner_lines(words: list[str]) -> Iterator[str]:
-    """What a shell or `eval` runs from its arguments (`bash -c '…'`, `eval '…'`)."""
+    """What a shell, `eval` or `trap` runs from its arguments (`bash -c '…'`, `eval '…'`, `trap '…' EXIT`)."""
     for core in _cores(words):
         name = core[0].rsplit("/", 1)[-1] if core else ""
         if name == "eval":
             yield " ".join(core[1:])
+        elif name == "trap" and len(core) > 1 and not core[1].startswith("-"):
+            yield core[1]
         elif name in SHELLS:
             for j, w in enumerate(core[1:], 1):
                 if w.startswith("-") and "c" in w[1:] and j + 1 < len(core):
