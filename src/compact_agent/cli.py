@@ -85,7 +85,7 @@ def main_command(
     output_format: Annotated[str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json (print mode).")] = "text",
     cwd: Annotated[Path | None, typer.Option("--cwd", metavar="DIR", help="Working directory (default: current).")] = None,
     add_dir: Annotated[list[Path] | None, typer.Option("--add-dir", metavar="DIR", help="Another directory the tools may write in (repeatable).")] = None,
-    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: write_file, edit_file or bash (read_file, grep and glob never ask, and are taken too), or bash(PATTERN), e.g. 'bash(pytest *)'; repeatable or comma-separated.")] = None,
+    allowed_tools: Annotated[list[str] | None, typer.Option("--allowed-tools", metavar="TOOL", help="Run without asking: write_file, edit_file or bash (read_file, grep and glob never ask, and are taken too), bash(PATTERN), e.g. 'bash(pytest *)', or an MCP server's tool as the model calls it (SERVER_TOOL, e.g. docs_search); repeatable or comma-separated.")] = None,
     max_turns: Annotated[int | None, typer.Option("--max-turns", metavar="N", parser=count(1, "model requests"), help="At most this many model requests per user turn.")] = None,
     append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt", metavar="TEXT", help="Text added to the end of the system prompt.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Print mode: show each tool call, result and compaction on stderr.")] = False,
