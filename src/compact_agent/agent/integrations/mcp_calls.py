@@ -42,6 +42,7 @@ from ... import secrets
 from ...context.plumbing.markers import mark
 from ...words import quoted
 from ..safety.permissions import Permissions
+from ..tools.base import declined_mark
 from .mcp_failures import CONNECTION_CLOSED
 from .mcp_results import Media, cleaned, shaped
 
@@ -131,7 +132,9 @@ def refused(permissions: Permissions | None, config: Any, listed: str, name: str
     text = _refusal(permissions, config, tool, name, args)
     if text is None:
         return None
-    return ToolReturn(return_value=secrets.redact(text), metadata=mark(None, "tool", {"error": True, "ran": False}))
+    said = declined_mark(text, permissions.said_instead if permissions is not None else None)  # the user's words kept
+    return ToolReturn(return_value=secrets.redact(text), metadata=mark(None, "tool", {
+        "error": True, "ran": False, **{k: secrets.redact(v) if isinstance(v, str) else v for k, v in said.items()}}))
 
 
 def _refusal(permissions: Permissions | None, config: Any, tool: str, name: str, args: Any) -> str | None:

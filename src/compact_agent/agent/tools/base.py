@@ -20,7 +20,7 @@ from ...config import Settings
 from ...context.compaction.summary import path_line
 from ...session.store import utf8_safe
 from ..safety.checked_open import names_in, workdir_gone
-from ..safety.permissions import Permissions
+from ..safety.permissions import INSTEAD, Permissions
 from .checkpoints import Checkpoints
 from .file_state import ReadFileState
 
@@ -67,6 +67,21 @@ class Killed(ToolFailure):
 def is_failure(part: Any) -> bool:
     meta = getattr(part, "metadata", None)
     return bool(isinstance(meta, dict) and (meta.get("compact_agent") or {}).get("tool", {}).get("error"))
+
+
+#: A refusal of the user's without their words (permissions.py): `permission denied: the user declined this bash call`.
+_DECLINED = re.compile(r"permission denied: the user declined this \S+ call")
+
+
+def declined_mark(text: str, said: set[str] | None) -> dict[str, object]:
+    """What a failed call's result `text` is marked with beside its error (the context library's
+    `digest.DECLINED`, `digest.USER_SAID`): that the user declined the call, and the words they typed
+    instead, as the model got them, where it is one of the refusals written with them (`said`). A
+    compaction keeps those words as a message the user typed: cut with the refusal's result, only
+    "do n…" of them reached the model after a fold, and none after a summary."""
+    if said is not None and text in said and INSTEAD in text:
+        return {"declined": True, "user_said": text.split(INSTEAD, 1)[1].lstrip()}
+    return {"declined": True} if _DECLINED.fullmatch(text) else {}
 
 
 @dataclass

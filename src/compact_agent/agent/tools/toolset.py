@@ -50,6 +50,7 @@ from .base import (
     ToolEnv,
     ToolFailure,
     _shown,
+    declined_mark,
     tool_text,
 )
 from .edits import edit_file_impl, write_file_impl
@@ -100,6 +101,21 @@ def _one_line(tool: str, e: BaseException) -> ToolFailure:
 
 
 Result = str | list[Any]  # text, or text and an image (read_file of an image: images.py)
+_HIT = re.compile(r"^.+?:\d+:", re.M)  # a line of grep's: `path:line:text`
+_NOTE = re.compile(r"^(\[.*\]|\d[\d,]* entr(y|ies) hidden by deny_paths)$")  # search_notes.py's lines
+_CUT = re.compile(r"^\[(stopped at |grep |glob |\d+ of \d+ files shown)", re.M)  # it found more than it lists
+
+
+def found(tool: str, text: str) -> int | None:
+    """How many matches grep's result `text` lists, or files glob's does (`["tool"]["matches"]`, which a
+    digest says: "No matches for 'TODO' in ." was `ok (1 line)`, a match to a model reading it); None
+    where it does not say (a search stopped, or one that lists only some of what it found)."""
+    if _CUT.search(text):
+        return None
+    lines = text.splitlines()
+    n = len(_HIT.findall(text)) if tool == "grep" else sum(1 for x in lines if not _NOTE.match(x))
+    none = bool(lines) and lines[0].startswith("No matches for " if tool == "grep" else "No files match ")
+    return (0 if none else None) if n == 0 or none else n
 
 
 def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = None
@@ -118,11 +134,14 @@ def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = No
             log.debug("tool %s failed", fn.__name__, exc_info=True)
             result = _one_line(fn.__name__, e)
         if isinstance(result, ToolFailure):
-            info = {"error": True, "ran": False} if isinstance(result, NotRun) else \
+            info: dict[str, object] = {"error": True, "ran": False} if isinstance(result, NotRun) else \
                 {"error": True, "finished": False} if isinstance(result, Killed) else {"error": True}
+            info |= {k: tool_text(v) if isinstance(v, str) else v for k, v in declined_mark(str(result), said).items()}
             return ToolReturn(return_value=text(str(result)), metadata=mark(None, "tool", info))
         if isinstance(result, list):
             return [text(x) if isinstance(x, str) else x for x in result]
+        if fn.__name__ in ("grep", "glob") and (n := found(fn.__name__, result)) is not None:
+            return ToolReturn(return_value=text(result), metadata=mark(None, "tool", {"matches": n}))
         return text(result)
 
     return wrapper

@@ -24,7 +24,7 @@ from ..plumbing.file_changes import WRITE_TOOLS as WRITE_TOOLS
 from ..plumbing.file_changes import Ledger as Ledger
 from ..plumbing.file_changes import call_args as call_args
 from ..plumbing.file_changes import changed_files as changed_files
-from ..plumbing.file_changes import failed_calls, path_of
+from ..plumbing.file_changes import failed_calls, path_of, undone
 from ..plumbing.markers import RESTORED, failed_result, ours
 
 __all__ = ["FAILED", "GONE", "READ_TOOLS", "Ledger", "call_args", "changed_files", "named", "read_files", "read_path",
@@ -135,7 +135,7 @@ def render(ledger: Ledger, states: Mapping[str, str] | None = None) -> list[str]
     file the user had deleted or replaced by a folder since, which the restore then left out unsaid."""
     lines = []
     for path, actions in ledger.items():
-        done = [a for a in actions if not a.endswith(FAILED)]
+        done = [a for a in actions if not undone(a)]
         now = (states or {}).get(path)
         if now == GONE and done and done[-1] == "deleted":
             now = None
@@ -162,4 +162,4 @@ def states_of(paths: Collection[str], state: Callable[[str], str | None] | None)
 def render_failed(ledger: Ledger) -> list[str]:
     """One line per file that a write or edit was tried on and never changed (it is as it was)."""
     return [f"- {path} ({', '.join(actions)})" for path, actions in ledger.items()
-            if all(a.endswith(FAILED) for a in actions)]
+            if all(undone(a) for a in actions)]

@@ -19,9 +19,9 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
-from ..layers.digest import DIGEST_HEADER, default_digest, model_steps
+from ..layers.digest import DIGEST_HEADER, default_digest, model_steps, refusals
 from ..plumbing import tokens
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
 from ..plumbing.markers import KEY, OWN_TEXT, ours
@@ -73,10 +73,10 @@ def programs_part(m: ModelMessage, p: UserPromptPart) -> bool:
 
 
 def user_texts(messages: Sequence[ModelMessage]) -> Typed:
-    """Texts the user typed, oldest first, excluding our own synthetic messages; with how many older
-    ones a compaction message among them left out (`Typed.left_out`)."""
+    """Texts the user typed, oldest first, excluding our own synthetic messages, their words on declining
+    a call too (`digest.refusals`); with how many older ones a compaction message among them left out."""
     out: list[str] = []
-    dropped, after_first = 0, False
+    dropped, after_first, refused = 0, False, refusals(messages)
     for m in messages:
         if not isinstance(m, ModelRequest):
             continue
@@ -92,6 +92,8 @@ def user_texts(messages: Sequence[ModelMessage]) -> Typed:
                     c for c in p.content if isinstance(c, str))
                 if text.strip():
                     out.append(text)
+            elif isinstance(p, ToolReturnPart) and p.tool_call_id in refused:
+                out.append(refused[p.tool_call_id])
     return typed(out, dropped, after_first)
 
 
@@ -246,10 +248,9 @@ def update_message(summary: str, archive: Path | None, user_messages: Sequence[s
     stays byte for byte, a cache hit): the record of what happened since, the user's messages since
     verbatim, the files changed since. Its metadata carries every user message and the whole ledger
     (`all_users` oldest first, with how many older ones are left out, `users_since`; `all_files`),
-    as a compaction message's does, so the next compaction carries them on whichever message it
-    reads them from. When the archive named above
-    (`archive_above`) is in the same directory, the update names its own by file name only: the
-    note stays in every later request, and the directory is said above."""
+    as a compaction message's does, so the next compaction carries them on whichever message it reads
+    them from. When the archive named above (`archive_above`) is in the same directory, the update names
+    its own by file name only: the note stays in every later request, and the directory is said above."""
     lines = _record_lines(
         UPDATE_HEAD, summary, user_messages, files, reads,
         users_note="The user's messages since, verbatim, newest first (only these and the ones above are the "

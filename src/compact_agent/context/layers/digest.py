@@ -33,7 +33,7 @@ from pydantic_ai.messages import (
 
 from ..plumbing.file_changes import copied_ids as copied_ids
 from ..plumbing.markers import DIGEST_HEADER as DIGEST_HEADER
-from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment
+from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, tool_mark
 from ..plumbing.markers import RESTORED as RESTORED
 from ..plumbing.result_text import result_lines
 
@@ -92,11 +92,26 @@ def feedback(part: object) -> RetryPromptPart | RetryFeedbackPart | None:
     return None
 
 
+BREAK = "↵"
+"""Where a text argument spanning lines has a line break, in a step (`_str_arg`)."""
+
+
+def _str_arg(v: str) -> str:
+    """A text argument as a step shows it: its first 80 characters, each line's spaces closed up and
+    each line break shown (`BREAK`); past 200, by its size. Flattened into one line, a file's content
+    read as other code (`def div(a, b): return a / b`)."""
+    lines = v.count("\n") + (not v.endswith("\n"))
+    if len(v) > 200:
+        return f"({len(v)} chars{f', {lines} lines' if lines > 1 else ''})"
+    shown = BREAK.join(" ".join(line.split()) for line in v.split("\n")) if "\n" in v else v
+    return json.dumps(_clip_arg(shown, 80) if shown == v else _clip(shown, 80), ensure_ascii=False)
+
+
 def _key_args(args: dict[str, Any]) -> str:
     shown = []
     for k, v in list(args.items())[:4]:
         if isinstance(v, str):
-            shown.append(f"{k}={json.dumps(_clip_arg(v, 80), ensure_ascii=False)}" if len(v) <= 200 else f"{k}=({len(v)} chars)")
+            shown.append(f"{k}={_str_arg(v)}")
         elif isinstance(v, bool | int | float) or v is None:
             shown.append(f"{k}={json.dumps(v)}")
         elif isinstance(v, list | tuple):  # no angle brackets: a record escapes them (`&lt;`)
@@ -106,17 +121,57 @@ def _key_args(args: dict[str, Any]) -> str:
     return ", ".join(shown)
 
 
+USER_SAID = "user_said"
+"""The key under a tool result's `metadata["compact_agent"]["tool"]` that holds the words the user typed
+when they declined the call (an approval's "no, do this instead"): theirs, kept as a message they
+typed is (`user_said`). `DECLINED` (True) says the user declined the call, words or not."""
+DECLINED = "declined"
+
+
+def user_said(part: object) -> str | None:
+    """The words the user typed on declining the call tool result `part` answers, where its toolset
+    marked them (`USER_SAID`), else None."""
+    words = tool_mark(part).get(USER_SAID) if isinstance(part, ToolReturnPart) else None
+    return words if isinstance(words, str) and words.strip() else None
+
+
+def typed_at_refusal(call: ToolCallPart | None, part: ToolReturnPart, words: str) -> str:
+    """`words` (`user_said`) as the user's messages list them: after which call they were typed."""
+    args = call.args_as_dict() if call is not None else {}
+    shown = _key_args(dict(list(args.items())[:1])) + (", …" if len(args) > 1 else "")
+    return f"[typed on declining {_clip(part.tool_name, 80)}({shown}); do this instead:] {words}"
+
+
+def refusals(messages: Sequence[ModelMessage]) -> dict[str, str]:
+    """What the user typed on declining calls in `messages` (`typed_at_refusal`), by the result's call id."""
+    calls = {p.tool_call_id: p for m in messages for p in m.parts if isinstance(p, ToolCallPart)}
+    return {p.tool_call_id: typed_at_refusal(calls.get(p.tool_call_id), p, words) for m in messages
+            for p in m.parts if isinstance(p, ToolReturnPart) and (words := user_said(p)) is not None}
+
+
+def _found(result: ToolReturnPart) -> str | None:
+    """What a search found, where its toolset counted it (`["tool"]["matches"]`): "no matches", "3 matches"."""
+    n = tool_mark(result).get("matches")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        return None
+    return "no matches" if n == 0 else f"{n} match{'' if n == 1 else 'es'}"
+
+
 def _outcome(result: ToolReturnPart | RetryPromptPart | None) -> str:
     if result is None:
         return "no result"
     if isinstance(result, RetryPromptPart):
         return "error: " + _clip(retry_text(result), 120)
     text = result.content if isinstance(result.content, str) else result.model_response_str(wrap_if_error=False)
+    if tool_mark(result).get(DECLINED) or user_said(result) is not None:
+        return "refused by the user"  # their words, if any, are a step of their own (`refusals`)
     if failed_result(result):  # also a refusal or failure a toolset reported as a result
         outcome = result.outcome if result.outcome != "success" else "failed"
         return f"{outcome}: " + _clip(text.strip().splitlines()[0] if text.strip() else "", 120)
     if result.files:
         return f"ok ({len(result.files)} file{'s' if len(result.files) > 1 else ''})"
+    if (found := _found(result)) is not None:
+        return found
     # The result's own lines, not its preview's or a placeholder's ("[Old tool result content cleared]"):
     # the same round says the same whatever the view showed of it.
     lines = result_lines(result)
@@ -185,8 +240,10 @@ def model_steps(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
 
 
 def asks(messages: list[ModelMessage]) -> list[str]:
-    """What the user asked in `messages` (`ask_text`)."""
-    return [t for m in messages if isinstance(m, ModelRequest) for p in m.parts if (t := ask_text(p)) is not None]
+    """What the user asked in `messages` (`ask_text`), and typed on declining a call (`refusals`)."""
+    said = refusals(messages)
+    return [t for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if (t := ask_text(p) if not isinstance(p, ToolReturnPart) else said.get(p.tool_call_id)) is not None]
 
 
 PLAN_TOOL = "todo_write"
@@ -249,6 +306,7 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
     A file the user attached (`markers.is_attachment`) shows as theirs: listed as a read_file call,
     it told the model it had read a file it never asked for."""
     results: dict[str, ToolReturnPart | RetryPromptPart] = {}
+    refused = refusals(messages)
     for m in messages:
         if isinstance(m, ModelRequest):
             for r in m.parts:
@@ -272,11 +330,15 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
                 name = _clip(p.tool_name, 80)  # the model's: a line break in it would start a step ("- User: …")
                 # A file the user attached to their message (`@path`): the agent's read, not the model's.
                 call = "User attached: " + _key_args(args) if is_attachment(m) else f"{name}({_key_args(args)})"
-                steps.append(f"- {call} -> {_outcome(results.get(p.tool_call_id))}")
+                result = results.get(p.tool_call_id)
+                steps.append(f"- {call} -> {_outcome(result)}")
+                if (words := refused.get(p.tool_call_id)) is not None:  # the user's, kept as their messages are
+                    steps.append(f"- User: {_clip(words, user_chars)}")
                 path = args.get("path", args.get("file_path"))
-                if isinstance(path, str):
-                    writes = "write" in p.tool_name or "edit" in p.tool_name
-                    (changed if writes else read)[path] = None
+                if isinstance(path, str) and not ("write" in p.tool_name or "edit" in p.tool_name):
+                    read[path] = None
+                elif isinstance(path, str) and result is not None and not failed_result(result):
+                    changed[path] = None  # a write refused or failed changed nothing
     head = [f"{DIGEST_HEADER} {len(messages)} earlier messages were collapsed to save context; the "
             f"full messages are kept in the session log."] if framed else []
     head += [f"Files changed: {_clip(', '.join(changed), 600)}"] if changed and framed else []

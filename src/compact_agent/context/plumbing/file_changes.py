@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from .markers import RESTORED, failed_result, is_kept_result, ours
+from .markers import RESTORED, failed_result, is_kept_result, ours, tool_mark
 
 MARK = "compact_agent"
 #: The tools that write, edit or patch files (in lower case), ours and other harnesses'. Each of the
@@ -52,7 +52,15 @@ Ledger = dict[str, list[str]]
 what was tried and did not happen ("edit failed")."""
 
 FAILED = " failed"
-"""The end of an action that did not happen: a write or edit that failed, or that the user refused."""
+"""The end of an action that did not happen: a write or edit that failed (or that was refused)."""
+REFUSED = " refused by the user"
+"""The end of an action the user refused at the approval question (its result's `["tool"]["declined"]`,
+which a toolset puts there), said so, not as "edit failed": it did not happen either (`undone`)."""
+
+
+def undone(action: str) -> bool:
+    """Whether a ledger's `action` is one that did not happen (`FAILED`, `REFUSED`)."""
+    return action.endswith((FAILED, REFUSED))
 
 
 def call_args(part: ToolCallPart) -> dict[str, Any] | str:
@@ -98,6 +106,12 @@ def failed_calls(messages: Sequence[ModelMessage]) -> set[str]:
     return failed
 
 
+def _declined(messages: Sequence[ModelMessage]) -> set[str]:
+    """Ids of the calls the user refused (`REFUSED`)."""
+    return {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, ToolReturnPart) and tool_mark(p).get("declined") is True}
+
+
 def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, attempts: bool = False,
                   writers: Collection[str] = ()) -> Ledger:
     """The ledger of `messages`: earlier ledgers carried in summary metadata (unless `carried` is
@@ -110,7 +124,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
     before an edit was listed after it ("written, edited, written"). Without `carried` it counts: the
     model is still using what it returned, and the restorer brings that file back (keep.py `restorable`)."""
     ledger: Ledger = {}
-    failed = failed_calls(messages)
+    failed, declined = failed_calls(messages), _declined(messages)
     copies = copied_ids(messages) if carried else set()
     for m in messages:
         if isinstance(m, ModelRequest):
@@ -122,7 +136,7 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
                 for path, actions in earlier.items():
                     if isinstance(path, str) and isinstance(actions, list):
                         for a in actions:
-                            if isinstance(a, str) and (attempts or not a.endswith(FAILED)):
+                            if isinstance(a, str) and (attempts or not undone(a)):
                                 _add(ledger, path, a)
             continue
         if not isinstance(m, ModelResponse):
@@ -135,13 +149,14 @@ def changed_files(messages: Sequence[ModelMessage], *, carried: bool = True, att
             name = p.tool_name.lower()
             args = call_args(p)
             done = p.tool_call_id not in failed
+            miss = REFUSED if p.tool_call_id in declined else FAILED
             if (name in WRITE_TOOLS or name in writers) and (path := path_of(args)):
-                _add(ledger, path, "written" if done else "write" + FAILED)
+                _add(ledger, path, "written" if done else "write" + miss)
             elif name in EDIT_TOOLS and (path := path_of(args)):
                 command = args.get("command") if isinstance(args, dict) else None
-                _add(ledger, path, ("created" if command == "create" else "edited") if done else "edit" + FAILED)
+                _add(ledger, path, ("created" if command == "create" else "edited") if done else "edit" + miss)
             elif name in PATCH_TOOLS:
                 text = " ".join(v for v in args.values() if isinstance(v, str)) if isinstance(args, dict) else args
                 for kind, path in _PATCH.findall(text):
-                    _add(ledger, path.strip(), _PATCH_ACTION[kind] if done else "patch" + FAILED)
+                    _add(ledger, path.strip(), _PATCH_ACTION[kind] if done else "patch" + miss)
     return ledger
