@@ -133,6 +133,8 @@ class CommandLine:
             notes.append(_endpoint_left(saved, name, loaded.settings.base_url))
         else:
             notes += overridden(would, given)
+        if "base_url" in applied and applied["base_url"] != self.loaded.settings.base_url:
+            notes.append(remembered_endpoint(applied["base_url"]))
         note = "; ".join(notes) or None
         return SessionSettings(options, applied, loaded,  # a misfit said once: the file no longer keeps it
                                remembered.ToRemember(keep, resumed, keep != saved or bool(wrong), frozenset(applied)),
@@ -250,6 +252,14 @@ def same_endpoint(ran_with: str | None, model: str) -> bool:
         return True
     old = REGISTRY.get(ran_with)
     return old is not None and old.provider == new.provider
+
+
+def remembered_endpoint(url: str) -> str:
+    """The line that says a session goes on at the endpoint it remembers, not one this run's settings
+    name: the API key goes there, and only the session file said so."""
+    from .secrets import shown_url
+
+    return f"using the endpoint this session remembers: {shown_url(url)}; pass --base-url to use another"
 
 
 def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> str:

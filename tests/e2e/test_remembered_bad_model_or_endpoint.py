@@ -11,6 +11,7 @@ import json
 import pytest
 
 from tests.e2e.test_remembered_bad_values import spoil
+from tests.e2e.test_remembered_base_url import remembered_line
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 NO_HTTP = "is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
@@ -19,6 +20,7 @@ NO_HTTP = "is not an http:// or https:// address (e.g. http://localhost:8000/v1)
 @pytest.mark.parametrize(("value", "problem"), [("", "an empty name"), ("  ", "an empty name")])
 def test_an_empty_remembered_model_is_said_and_the_session_goes_on_with_the_default(cli, value, problem) -> None:
     with FakeOpenAIServer(lambda req: Reply.text("ok"), model="deepseek-chat") as server:
+        url = server.base_url
         first = cli("-p", "hello", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
                     "--output-format", "stream-json")
         sid = json.loads(first.stdout.splitlines()[0])["session_id"]
@@ -28,9 +30,9 @@ def test_an_empty_remembered_model_is_said_and_the_session_goes_on_with_the_defa
         after = cli("-r", sid, "-p", "and again", "--api-key", "k")
     assert again.code == 0, again.stderr
     assert again.stderr.splitlines() == [f"compact-agent: note: bad value for model (remembered by session {sid}): "
-                                         f"{problem}; the session goes on with the default"]
+                                         f"{problem}; the session goes on with the default; {remembered_line(url)}"]
     assert again.stdout == "ok\n"  # deepseek-chat, at the endpoint the session remembers
-    assert after.code == 0 and after.stderr == ""  # said once: no longer remembered
+    assert after.code == 0 and after.stderr == f"compact-agent: note: {remembered_line(url)}\n"  # said once
 
 
 @pytest.mark.parametrize("value", ["ftp://x", ""])
@@ -61,6 +63,7 @@ def test_a_remembered_endpoint_that_is_no_address_is_said_and_left_out(cli, valu
 def test_a_remembered_value_of_another_kind_is_said_once_and_left_out(cli, values, said) -> None:
     """A value of a kind the option never takes was dropped without a word, and stayed in the file."""
     with FakeOpenAIServer(lambda req: Reply.text("ok"), model="deepseek-chat") as server:
+        url = server.base_url
         first = cli("-p", "hello", "--model", "deepseek-chat", "--base-url", server.base_url, "--api-key", "k",
                     "--output-format", "stream-json")
         sid = json.loads(first.stdout.splitlines()[0])["session_id"]
@@ -69,5 +72,5 @@ def test_a_remembered_value_of_another_kind_is_said_once_and_left_out(cli, value
         again = cli("-r", sid, "-p", "hi", "--api-key", "k")
         after = cli("-r", sid, "-p", "and again", "--api-key", "k")
     assert again.code == 0, again.stderr
-    assert again.stderr.splitlines() == [f"compact-agent: note: {said.format(sid=sid)}"]
-    assert after.code == 0 and after.stderr == ""  # said once: no longer remembered
+    assert again.stderr.splitlines() == [f"compact-agent: note: {said.format(sid=sid)}; {remembered_line(url)}"]
+    assert after.code == 0 and after.stderr == f"compact-agent: note: {remembered_line(url)}\n"  # said once

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.test_remembered_base_url import remembered_line
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 
@@ -35,7 +36,8 @@ def test_print_mode_says_the_session_remembers_a_bad_window_and_goes_on(cli) -> 
     assert "(from flag)" not in again.stderr
     [line] = [x for x in again.stderr.splitlines() if "context_window" in x]
     assert line == (f"compact-agent: note: bad value for context_window (remembered by session {sid}): must be a "
-                    "positive number of tokens (such as 32000, 32k or 128K), not -3; the session goes on with the default")
+                    "positive number of tokens (such as 32000, 32k or 128K), not -3; the session goes on with the default; "
+                    f"{remembered_line(base[3])}")
     init = json.loads(again.stdout.splitlines()[0])
     assert (init["model"], init["window"]) == ("fake-model", 32_768)  # the rest it remembers still holds
     assert after.code == 0 and "context_window" not in after.stderr  # said once: no longer remembered

@@ -17,6 +17,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
 from tests.ui.test_typed_prompt_kill import saved
 
 from .test_print_prompt_saved_early import fake, held_run
+from .test_remembered_base_url import remembered_line
 
 UNANSWERED = "you typed had not reached the model"
 
@@ -104,7 +105,7 @@ def test_another_model_goes_on_at_the_remembered_endpoint_unless_the_registry_se
         back = cli("-c", "-p", "here again", "--api-key", "k", "--output-format", "stream-json")
     assert other.code == 0 and plain.code == 0, other.stderr + plain.stderr
     assert other.stderr == ("compact-agent: note: --model other-model overrides fake-model, which the session "
-                            "remembers\n"), other.stderr  # and no line of an endpoint left
+                            f"remembers; {remembered_line(url)}\n"), other.stderr  # and no line of an endpoint left
     assert (init(other)["model"], init(other)["window"]) == ("other-model", 32_768)  # its own window
     line = " ".join(registry.stderr.split())
     assert (f"compact-agent: note: the session reached other-model at {url}; deepseek-chat goes to "

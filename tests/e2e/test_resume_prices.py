@@ -11,6 +11,7 @@ import re
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from .test_remembered_bad_values import spoil
+from .test_remembered_base_url import remembered_line
 
 GIVEN = "$1 input, $0.1 cached, $2 output per M tokens"
 
@@ -80,6 +81,6 @@ def test_prices_a_session_file_remembers_that_cannot_be_used_are_one_line(cli) -
     assert again.stderr == (f"compact-agent: note: bad value for prices (remembered by session {sid}): the cached "
                             "input price (1) is above the uncached one (0.5); a cache hit never costs more (give the "
                             "same price twice for an endpoint without a cache discount); the session goes on with "
-                            "the default\n")
+                            f"the default; {remembered_line(base[3])}\n")
     assert again.json()["total_cost_usd"] is None  # the rest it remembers still holds: the model, its endpoint
     assert len(server.requests) == 2
