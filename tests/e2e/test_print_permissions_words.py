@@ -15,3 +15,15 @@ def test_always_allowed_in_print_mode(cli):
     assert "always allowed   (everything, with --yes)\n" in allowing.stdout
     assert "always allowed   edit_file\n" in listed.stdout
     assert not server.requests
+
+
+def test_the_mcp_servers_rules_are_listed(cli):
+    """A server's allow_tools and deny_tools (mcp_calls.py) say which of its tools run unasked or never:
+    /permissions listed the bash rules and --allowed-tools, not these."""
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "config.toml").write_text('[mcp_servers.docs]\ncommand = "docs-server"\nallow_tools = ["search", "list_*"]\n'
+                                          '[mcp_servers.shell]\ncommand = "shell-server"\ndeny_tools = ["run"]\n')
+    with FakeOpenAIServer(lambda r: Reply.text("ok")) as server:
+        out = cli("-p", "/permissions", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k").stdout
+    assert "mcp allowed      docs: search, list_*\n" in out, out
+    assert "mcp denied       shell: run\n" in out, out

@@ -84,7 +84,7 @@ def _read(path: Path) -> bytes | None:
 @command("permissions", "what runs without asking: mode, tools allowed this session, bash rules, writable folders", takes_args=False)
 async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     p, st = s.permissions, s.settings
-    mode = {"ask": "ask before writes, edits and commands", "yes": "allow everything (--yes)",
+    mode = {"ask": "ask before writes, edits, commands and MCP tools", "yes": "allow everything (--yes)",
             "deny": "refuse what needs approval (print mode)"}.get(p.mode, p.mode)
     c.print(f"mode             {mode}")
     allowed = [*sorted(p.allowed_tools), *(f"{tool}: {what}" for tool, what in sorted(p.always))]
@@ -93,6 +93,11 @@ async def _permissions(s: AgentSession, args: str, c: Console) -> None:
     c.print(f"always allowed   {', '.join(allowed) or none}")
     c.print(f"bash allowed     {', '.join(st.allow_bash) or '(none)'}")
     c.print(f"bash denied      {', '.join(st.deny_bash) or '(none)'}")
+    for key, label in (("allow_tools", "mcp allowed      "), ("deny_tools", "mcp denied       ")):  # mcp_calls.py
+        rules = [f"{server}: {', '.join(map(str, spec[key]))}" for server, spec in sorted(st.mcp_servers.items())
+                 if isinstance(spec, dict) and isinstance(spec.get(key), list) and spec[key]]
+        if rules:  # the servers' own rules, said only where there are any
+            c.print(label + "; ".join(rules), markup=False, highlight=False)
     _paths(c, "writable         ", [str(s.cwd), *map(str, st.extra_dirs)])
     _paths(c, "never written    ", list(st.deny_paths))
     c.print("rules live in [permissions] of the config files (/config shows where)", style="dim")
