@@ -59,9 +59,12 @@ def test_json_output_ends_with_a_result_that_says_the_run_was_interrupted(cli):
     assert result["subtype"] == "error_interrupted" and result["signal"] == "SIGINT"
     assert result["error"] == LINE.removeprefix("compact-agent: ").rstrip("\n")
     assert result["session_id"] == session.stem and isinstance(result["duration_ms"], int)
-    # the held request counts, as SIGTERM's result counts it: it was sent, though no answer came
+    # the held request counts once, as SIGTERM's result counts it: it was sent, though no answer came;
+    # unwound by Ctrl-C, the usage ledger counts it, its input estimated from what was sent (/cost's)
     assert result["num_turns"] == 1 and result["usage"]["requests"] == 1 and result["compactions"] == []
-    assert result["usage"]["input_tokens"] == 0
+    [entry] = [json.loads(line) for line in (session.parent / session.stem / "usage.jsonl").read_text().splitlines()]
+    assert entry["unanswered"] is True and entry["estimated"] is True and entry["input"] > 0, entry
+    assert result["usage"]["input_tokens"] == entry["input"]
 
 
 def test_stream_json_ends_with_one_result_line(cli):

@@ -84,7 +84,8 @@ class PrintRun:
         out: dict[str, Any] = {"duration_ms": self.duration_ms()}
         if self.session is not None:
             spent = self.spent(self.session)
-            if self.session.ended_calls.out():  # the request out (its reply maybe coming): sent, its usage never came
+            # the request out (its reply maybe coming): sent, its usage never came, and no entry counts it
+            if self.session.ended_calls.out() and self.session.ext.ledger.uncounted:
                 spent["num_turns"] += 1
                 spent["usage"]["requests"] += 1
             return out | {"session_id": saved_id(self.session)} | spent

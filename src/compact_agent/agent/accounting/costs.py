@@ -99,6 +99,9 @@ class UsageLedger(AbstractCapability[Any]):
     _side_seen: dict[str, int] = field(default_factory=dict)
     _counted: float = 1.0  # the provider's count of the last request it reported, over our estimate
     _prepared: bool = False  # the request being made was shaped and goes out (`wrap_model_request`)
+    #: A request is being made and no entry counts it yet: a signal's result object counts it itself
+    #: (ui/print_mode.py `terminated`), once; one Ctrl-C unwound is counted here (`wrap_model_request`).
+    uncounted: bool = False
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
@@ -116,7 +119,7 @@ class UsageLedger(AbstractCapability[Any]):
         same: /cost counted 3 requests of the 4 a server saw, and said nothing of the fourth. It is
         counted with its input as estimated, `unanswered`, once it was prepared to go out: a turn
         stopped while the compaction before its request wrote the summary sent no main request."""
-        self._prepared = False
+        self._prepared, self.uncounted = False, True
         try:
             return await handler(request_context)  # type: ignore[no-any-return]
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -143,10 +146,12 @@ class UsageLedger(AbstractCapability[Any]):
         error goes on to the capabilities that recover from it."""
         if isinstance(error, ModelHTTPError):
             self.refused += 1
+        self.uncounted = False
         raise error
 
     def _record(self, ctx: RunContext[Any], request_context: ModelRequestContext, u: RequestUsage,
                 stopped: bool = False, estimated: bool = False, unanswered: bool = False) -> None:
+        self.uncounted = False
         sent = list(request_context.messages)
         history = list(ctx.messages)
         # The layers' saving for this request, in the provider's units: scaled by its count of the
