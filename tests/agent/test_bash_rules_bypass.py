@@ -124,3 +124,14 @@ def test_a_line_nested_thousands_deep_is_held_not_raised(tmp_path: Path) -> None
     line = '"$(' * 3000
     assert "deny rule" in (Permissions(tmp_path, "yes", deny_bash=["rm *"]).check("bash", line) or "")
     assert "needs approval" in (Permissions(tmp_path, "deny", allow_bash=["*"]).check("bash", line) or "")
+
+
+def test_the_refusal_says_whether_a_rule_matched_or_the_line_could_not_be_read(tmp_path: Path) -> None:
+    """A line held because what it runs cannot be told was refused as if a command of it matched
+    the rule: 'command matches deny rule 'rm *'' of `echo $[_]`, which runs no rm."""
+    perms = Permissions(tmp_path, "yes", deny_bash=["rm *", "git push *"])
+    assert perms.check("bash", "ls; rm -f x") == "permission denied: command matches deny rule 'rm *'"
+    assert perms.check("bash", "echo $'a' #'\ngit push origin") == "permission denied: command matches deny rule 'git push *'"
+    held = perms.check("bash", f"echo {PAYLOAD}; echo $[_]") or ""
+    assert held.startswith("permission denied: what the command runs cannot be told (") and "matches" not in held, held
+    assert held.endswith("so the deny rules ('rm *', …) cannot be checked"), held

@@ -27,6 +27,7 @@ import re
 import shlex
 from collections.abc import Iterator, Sequence
 
+from ...words import quoted
 from .bash_lex import SUBSTITUTION, Lexed, Word, lex
 
 #: Words that run the command after them (their own options are skipped too).
@@ -186,6 +187,18 @@ def denied_by(line: str, patterns: Sequence[str], depth: int = 0, strict: bool =
         elif hit := denied_by(text, patterns, depth + 1, strict and sure):
             return hit
     return pats[0][0] if unread and strict else None
+
+
+def deny_words(line: str, pattern: str) -> str:
+    """What a refusal by the deny rules (`denied_by` gave `pattern`) says of `line`: the rule a
+    command of it matches, or, where none does, that what it runs cannot be told (bash evaluates
+    part of it again as text), so no deny rule can be checked."""
+    if denied_by(line, [pattern], strict=False) is not None:
+        return f"command matches deny rule {quoted(pattern)}"
+    lexed = lex(line)
+    why = lexed.unread or next((w for words in lexed.commands if (w := _unread(words))), None)
+    return (f"what the command runs cannot be told ({why or 'commands nested too deep'}), "
+            f"so the deny rules ({quoted(pattern)}, …) cannot be checked")
 
 
 def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None:

@@ -25,7 +25,7 @@ from typing import Literal
 
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
-from .bash_rules import allowed_by, denied_by, why_not_allowed
+from .bash_rules import allowed_by, denied_by, deny_words, why_not_allowed
 from .deny_rules import covering_rule, own_rule
 from .names import as_named, folded, lone_surrogate
 
@@ -348,7 +348,7 @@ class Permissions:
         if tool == "bash":
             rule = self._bash_rule(detail)
             if rule and rule[0] == "deny":
-                return Decision(f"permission denied: command matches deny rule {quoted(rule[1])}")
+                return Decision(f"permission denied: {deny_words(detail, rule[1])}")
             if rule:
                 return Decision(None)
         resolved = resolve_path(self.cwd, path) if path is not None else None
