@@ -22,32 +22,6 @@ CONTROLLED = "\x1b]0;TITLE\x07ok \x9b2J\u009d52;c;eA==\u009cdone"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 NOTE = "[output as a terminal leaves it: 3 escape sequences removed]"
 
-#: A stdio MCP server of JSON-RPC lines whose tools answer with the content named in CONTENT.
-SERVER = r'''
-import json, sys
-CONTENT = json.loads(sys.argv[1])
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    mid, method, params = msg.get("id"), msg.get("method"), msg.get("params") or {}
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "controls", "version": "1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{"name": n, "description": n,
-              "inputSchema": {"type": "object", "properties": {}}} for n in CONTENT]}})
-    elif method == "tools/call":
-        failed = params["name"] == "fail"
-        send({"jsonrpc": "2.0", "id": mid, "result": {"content": CONTENT[params["name"]], "isError": failed}})
-    elif mid is not None:
-        send({"jsonrpc": "2.0", "id": mid, "result": {}} if method == "ping" else
-             {"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
-'''
-
 CONTENT = {
     "text": [{"type": "text", "text": CONTROLLED}],
     "image": [{"type": "text", "text": CONTROLLED}, {"type": "image", "data": PNG, "mimeType": "image/png"}],
@@ -69,12 +43,11 @@ def calling(*tools: str) -> Callable[[ChatRequest], Reply]:
 
 async def results(tmp_path: Path, *tools: str, **settings: Any) -> tuple[list[str], FakeOpenAIServer]:
     """What the model got of each of the server's `tools`, called in turn, and the fake provider."""
-    script = tmp_path / "controls_server.py"
-    script.write_text(SERVER)
+    script = Path(__file__).with_name("mcp_script_server.py")  # its `given` mode: the tools of CONTENT
     cwd = tmp_path / "project"
     cwd.mkdir()
     config = Settings(memory_enabled=False, **settings, mcp_servers={
-        "c": {"command": sys.executable, "args": [str(script), json.dumps(CONTENT)]}})
+        "c": {"command": sys.executable, "args": [str(script), "given", json.dumps(CONTENT)]}})
     with FakeOpenAIServer(calling(*(f"c_{t}" for t in tools))) as server:
         s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="sk-test-k",
                                         context_window=32_000, permission_mode="yes", home=tmp_path / "home",
