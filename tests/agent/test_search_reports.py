@@ -5,30 +5,16 @@ what a line alone holds."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
 
 from compact_agent.agent.run.stream_events import result_summary
-from compact_agent.agent.safety.permissions import Permissions
 from compact_agent.agent.tools import search
 from compact_agent.agent.tools.base import ToolEnv
-from compact_agent.agent.tools.file_state import ReadFileState
 from compact_agent.agent.tools.search import glob_impl, grep_impl
-from compact_agent.config import Settings
 
-
-@pytest.fixture
-def env(tmp_path: Path) -> ToolEnv:
-    cwd = tmp_path / "work"
-    cwd.mkdir()
-    return ToolEnv(cwd, Settings(), ReadFileState(), Permissions(cwd, "yes"))
-
-
-def ticking(step: float):
-    counter = itertools.count()
-    return lambda: next(counter) * step
+from .test_search_bounds import ticking  # the env fixture: tests/agent/conftest.py
 
 
 def test_a_file_is_named_once_not_at_each_line(env: ToolEnv, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -179,9 +179,8 @@ class _Reader:
         if op in ("<<", "<<-"):
             self.heredocs.append((w.text, w.quoted, op == "<<-", len(self.out.commands)))
             self.out.redirects = True
-        elif op in (">&", "<&") and w.static and re.fullmatch(r"[0-9]*-?", w.text):
-            pass  # `2>&1`, `<&-`: a descriptor, no file
-        elif op in ("<<<",) or not (w.static and w.text == "/dev/null"):
+        elif not (op in (">&", "<&") and w.static and re.fullmatch(r"[0-9]*-?", w.text)) and (
+                op == "<<<" or not (w.static and w.text == "/dev/null")):  # `2>&1`, `<&-`, /dev/null: no file
             self.out.redirects = True
 
     def operator(self, i: int) -> int:

@@ -90,11 +90,10 @@ def _snapshot(obj: object) -> object:
         return None
     try:
         snap = copy.deepcopy(obj)
-        if type(snap) is type(obj) and (snap == obj) is True:
-            return snap
+        same = type(snap) is type(obj) and (snap == obj) is True
     except Exception:  # noqa: BLE001 - content of the caller's own making: taken as always changed
-        pass
-    return _OPAQUE
+        return _OPAQUE
+    return snap if same else _OPAQUE
 
 
 def _live(message: Any) -> list[object]:
