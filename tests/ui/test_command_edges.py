@@ -73,7 +73,7 @@ async def test_a_compaction_the_window_needs_is_said_once_in_the_repl_with_its_a
     turns = [f"turn {i}\r" for i in range(6)]
     run = await drive(tmp_path, answer, [*turns, "/model --window 6144\r"])
     clean(run.out)
-    assert run.out.count("compacted (manual, full): ") == 1, run.out
+    assert run.out.count("compacted to fit the new 6,144-token window (full): ") == 1, run.out
     assert "compacted first" not in run.out
     archive = run.out.split("full transcript archived at ")[1].split()[0]
     assert archive.startswith((tmp_path / "home").as_posix()) and archive.endswith(".jsonl"), run.out

@@ -110,24 +110,34 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
     before = s.cm.limits.window  # what `/model --window N` changes, said as a change
     # A switch for one print-mode run sends nothing after it: the saved history is not compacted for it.
     switching = switch_model(s, name, window, remember=in_repl, compact=in_repl)
-    if (sw := await _waited(work, c, switching, f"switching to {redact(name)}")) is None:
+    feed = getattr(current_repl(), "feed", None)  # the REPL's: it holds the compaction's line for after the switch's
+    if feed is not None:
+        feed.switching = True
+    try:
+        sw = await _waited(work, c, switching, f"switching to {redact(name)}")
+    finally:
+        if feed is not None:
+            feed.switching = False
+    if sw is None:
         return
     if in_repl and work is not None:  # what a session `/clear` starts next runs with: said here, as a task's
         from ..session import remembered  # context is its own
 
         remembered.switched(s.store.options())
-    if sw.compaction is not None:  # said as /compact says it: the REPL by its event line, then the archive
-        if not in_repl:
+    shaped = "" if sw.context is None else \
+        f" · context {sw.context[0]:,} → {sw.context[1]:,} tokens as the view layers shape it for this window"
+    c.print(f"{switched(sw.old, sw.new, before, sw.window)}{shaped} · auto-compaction at {sw.threshold:,}",
+            markup=False, highlight=False)
+    if sw.compaction is not None:  # after the line that says why, as /compact says it: its line, then the archive
+        if feed is not None:
+            feed.say_switched()  # held by the REPL's feed as it came, with what the layers left out before it
+        else:
             c.print(render.compact_line(sw.compaction.event), markup=False, highlight=False, soft_wrap=True)
         if sw.compaction.archive is not None:  # a path, whole
             c.print(render.archived_at(sw.compaction.archive), markup=False, highlight=False, soft_wrap=True)
         if sw.summary_failed is not None:  # the old model wrote none: a record of the steps stands in for it
             c.print(f"{sw.summary_failed}, so the compaction is a record of the steps written without a model",
                     markup=False, highlight=False)
-    shaped = "" if sw.context is None else \
-        f" · context {sw.context[0]:,} → {sw.context[1]:,} tokens as the view layers shape it for this window"
-    c.print(f"{switched(sw.old, sw.new, before, sw.window)}{shaped} · auto-compaction at {sw.threshold:,}",
-            markup=False, highlight=False)
     if not in_repl:
         c.print(not_remembered(s, sw.new, window), soft_wrap=True)  # a command line to copy: whole
     if sw.uncompacted is not None:

@@ -110,10 +110,16 @@ def compacted_text(ev: Event, took: str = "") -> str:
     """`compacted (auto, record written without a model): 21,649 → 7,160 tokens` (then `took`);
     one made before the threshold because the model's prices say it pays (`detail["reason"]`
     "priced") says so, or it would look like a compaction come too soon: `compacted early (...):
-    ..., cheaper than carrying 14,489 more to the 112,500 threshold`."""
+    ..., cheaper than carrying 14,489 more to the 112,500 threshold`. One a `/model --window N`
+    made (`detail["switched_window"]`) is said as made for that window: it read `(manual, full)`,
+    as if the user had typed /compact."""
     sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
-    kind = f"{ev.trigger}, {KIND_WORDS.get(ev.action, ev.action)}"
+    what = KIND_WORDS.get(ev.action, ev.action)
+    kind = f"{ev.trigger}, {what}"
     resumed = "; automatic compaction resumed" if ev.detail.get("resumed") else ""  # made while paused
+    window = ev.detail.get("switched_window")
+    if isinstance(window, int) and not isinstance(window, bool):
+        return f"compacted to fit the new {window:,}-token window ({what}): {sizes}{resumed}"
     if ev.detail.get("reason") != "priced":
         return f"compacted ({kind}): {sizes}{resumed}"
     threshold = ev.detail.get("threshold")

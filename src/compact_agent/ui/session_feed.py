@@ -41,22 +41,38 @@ class SessionFeed:
         #: and no turn runs: printed above the prompt (printed as it came, it went into its input line)
         self.aside: Callable[[str], None] | None = None
         self._doing = "thinking"  # what a spinner said before it said it waits for MCP servers
+        #: `/model … --window N` runs (model_command.py): a compaction is for the new window, and its
+        #: line waits (`switched`) to come after the line saying why (`say_switched`)
+        self.switching = False
+        self.switched: list[Event] = []
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
+        doing = f"compacting {tokens:,} tokens to fit the {self._window():,}-token window" if self.switching \
+            else f"compacting ({trigger}) {tokens:,} tokens"
         if view is not None:
             view.stop()
-            view._spin(f"compacting ({trigger}) {tokens:,} tokens")
+            view._spin(doing)
             return
         if self.console.is_terminal:
-            self.compact_status = self.console.status(f"compacting ({trigger}) {tokens:,} tokens…")
+            self.compact_status = self.console.status(f"{doing}…")
             self.compact_status.start()
 
     def on_event(self, ev: Event) -> None:
         view = self._view()
         if ev.layer == "mcp":
             self._waiting(ev, view)
-        if ev.layer == "compact":
+        if ev.layer == "compact" and ev.detail.get("switched_window") is not None:
+            # Made by a switch to a smaller window: said after the switch's line, which says why, with
+            # what the layers left out for that window before it (`say_switched`). Said as it came, it
+            # stood above that line, as if it had come first and of itself.
+            self.switched.append(ev)
+            if self.compact_status is not None:
+                self.compact_status.stop()
+                self.compact_status = None
+            if view is not None:
+                view._spin("thinking")
+        elif ev.layer == "compact":
             self.stop_status()
             if view is not None:
                 view.stop()
@@ -113,6 +129,14 @@ class SessionFeed:
         for line in self.held.lines(self._window()):
             self.console.print(line, style="dim")
 
+    def say_switched(self) -> None:
+        """After `/model … --window N` said what it changed: what the layers left out for the new window,
+        then the compaction it needed (`switched`), as `on_event` says every other."""
+        self.say_gathered()
+        for ev in self.switched:
+            self.console.print(render.compact_line(ev), style="dim")
+        self.switched.clear()
+
     def say_gathered(self) -> None:
         """What the layers freed in the turn or command so far, one line per kind (layer_tally.py)."""
         for line in self.gathered.lines(self._window()):
@@ -152,6 +176,7 @@ class SessionFeed:
         without its event); after a command, say what the layers freed in it."""
         if self._view() is None:
             self.say_gathered()
+            self.say_switched()  # a switch that ended without saying its compaction (stopped after it)
         if self.compact_status is not None:
             self.compact_status.stop()
             self.compact_status = None

@@ -101,7 +101,7 @@ async def switch_model(session: AgentSession, name: str, window: int | None = No
             if context[1] > session.cm.limits.threshold and not compact:
                 uncompacted = context[1]
             elif context[1] > session.cm.limits.threshold:
-                compaction, unsent = await _compacted(session)
+                compaction, unsent = await _compacted(session, info.window)
         except BaseException as e:
             session.cm.max_output = old_max
             session.cm.set_window(old_limits.window)
@@ -165,14 +165,19 @@ def chosen_by_switch(config: Loaded | None, name: str) -> Loaded | None:
     return replace(config, settings=settings, sources={**config.sources, "model": "/model"})
 
 
-async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | None]:
+async def _compacted(session: AgentSession, window: int) -> tuple[CompactionResult, str | None]:
     """The compaction a smaller window needs, summarised by the model in use; where its summary request
     fails, a record of the steps written without a model (compacting.py's, for a summary request that
     cannot be sent), and why the summary failed. The old model's summary was the only way: a provider
     answering 402 (its balance run out) or 404 (a model it no longer serves) failed every `/model …
-    --window N` and `/compact`, the switch that would leave that model included."""
+    --window N` and `/compact`, the switch that would leave that model included. Its event names the
+    `window` it was made for (`switched_window`), before it is emitted: the REPL said it as
+    `compacted (manual, full)`, a /compact the user had not typed, above the line saying why."""
+    async def marked(result: CompactionResult) -> bool:
+        result.event.detail["switched_window"] = window
+        return True
     try:
-        return await session.compact(), None
+        return await session.compact(confirm=marked), None
     except (CompactionError, UsageLimitExceeded):  # refused, blocked, not smaller: no request failed
         raise
     except Exception as e:  # noqa: BLE001 - the summary request's failure: a record needs no request
@@ -187,7 +192,7 @@ async def _compacted(session: AgentSession) -> tuple[CompactionResult, str | Non
             raise SummaryNotSent(why)
     made, session.cm.summarizer = session.cm.summarizer, lambda cm: Unsent()
     try:
-        return await session.compact(), why
+        return await session.compact(confirm=marked), why
     except CompactionError:  # no record either (records off, or none would shrink it): the summary's failure
         raise failed from None
     finally:
