@@ -174,7 +174,8 @@ def mcp_rows(mcp: McpServers, notes: Mapping[str, list[str]] | None = None) -> l
     whether it says a failure): `notes    connected  1 tool   notes_lookup_note`, `broken   failed
     no program …`. Written with two spaces between the fields, they stood at a different place on
     every row, the tool names too. Under a server's row, its `notes` (`tool file left out: its name
-    read_file is a built-in tool's`): `read  connected  0 tools` stood there with no reason."""
+    read_file is a built-in tool's`): `read  connected  0 tools` stood there with no reason. Then each
+    rule that names no tool there is (`--allowed-tools docs_serch`, an `allow_tools` entry)."""
     live, failed = mcp.live, mcp.failed
     names = [cfg.name for cfg in mcp.configs if cfg.name in live or cfg.name in failed]
     name_w = max((len(name) for name in names), default=0)
@@ -188,7 +189,7 @@ def mcp_rows(mcp: McpServers, notes: Mapping[str, list[str]] | None = None) -> l
             row = f"{name:<{name_w}}  {'failed':<9}  {failed[name]}"
         rows.append((row.rstrip(), name not in live))
         rows.extend((f"{'':<{name_w}}  {note}", False) for note in (notes or {}).get(name, ()))
-    return rows
+    return rows + [(line, False) for line in mcp.unmatched]  # rules that name no tool there is (mcp_calls.py)
 
 
 @command("diff", "uncommitted changes in the working directory (git diff, and new files)", takes_args=False)

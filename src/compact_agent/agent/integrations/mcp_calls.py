@@ -18,6 +18,10 @@ result shaped as our own tools' (mcp_results.py), a server whose program has end
   `allow_tools = ["search"]` in the server's table its tools by their own names (globs: `*` is
   every one), and its `deny_tools` refuses them whatever else allows them. A tool's annotations
   (`readOnlyHint`: it changes nothing) are the server's own claims about itself: they allow nothing.
+* A rule that names no tool there is (a typo, a server that did not start) allows nothing, and is
+  said once the servers' lists are known, in a line naming it and the tools there are
+  (`unmatched_rules`): `--allowed-tools docs_serch`, `allow_tools = ["serch"]`, and a `deny_tools`
+  that refuses nothing, which was as silent.
 * A server's program is found as it starts (`group_leaders`), so that it is killed with the agent
   however the agent ends (mcp_servers.py hands it to shell_groups.py).
 """
@@ -154,6 +158,52 @@ def _refusal(permissions: Permissions | None, config: Any, tool: str, name: str,
     detail = f"call the tool {tool} of MCP server {server}, " + (f"with these arguments\n{secrets.redact(shown)}"
                                                                  if args else "with no arguments\n")
     return permissions.asked(permissions.ask, name, detail, (name, EVERY_CALL))
+
+
+#: How many of the tools there are a warning names (`unmatched_rules`), before `and N more`.
+NAMED_TOOLS = 20
+
+
+def unmatched_rules(allowed: Sequence[str], servers: Sequence[tuple[Any, list[str] | None, list[str]]]) -> list[str]:
+    """A line for each rule that names no tool there is, of `allowed` (`--allowed-tools`: the names
+    the model calls tools by) and of each server's `allow_tools` and `deny_tools` (its own names).
+    `servers`: each configured server's config, the names it listed its tools by (`<server>_<tool>`;
+    None where it did not start), and the names the model is offered them under."""
+    from .mcp_names import BUILT_IN
+
+    offered = [name for _, _, names in servers for name in names]
+    everyone = "the servers'"
+    lines = []
+    for name in dict.fromkeys(allowed):
+        if name in BUILT_IN or name in offered:
+            continue
+        down = next((c.name for c, listed, _ in servers if listed is None and name.startswith(f"{c.name}_")), None)
+        why = (f"MCP server {down} did not start" if down else "no MCP servers are configured" if not servers
+               else "no MCP server offers a tool of that name")
+        lines.append(f"--allowed-tools {name} allows nothing: {why} ({_choices(name, offered, everyone)})")
+    for config, listed, _ in servers:
+        if listed is None:  # its failure is said already: which tools it has is not known
+            continue
+        own = [n.removeprefix(f"{config.name}_") for n in listed]
+        for key, does in zip(RULE_KEYS, ("allows", "refuses"), strict=True):
+            for rule in getattr(config, key, ()):
+                if not any(matching([rule], t) for t in own):
+                    lines.append(f"mcp_servers.{config.name}.{key}: {quoted(rule)} matches none of the server's "
+                                 f"tools, so it {does} nothing ({_choices(rule, own, 'its')})")
+    return lines
+
+
+def _choices(name: str, tools: list[str], whose: str) -> str:
+    """`did you mean docs_search? the servers' tools: docs_search, docs_fetch` (NAMED_TOOLS of them at
+    most); `whose`: "the servers'" or "its"."""
+    from ...setting_names import closest
+
+    if not tools:
+        return "no server offers any tool" if whose == "the servers'" else "it offers no tool"
+    more = len(tools) - NAMED_TOOLS
+    said = f"{whose} tools: {', '.join(tools[:NAMED_TOOLS])}" + (f" and {more} more" if more > 0 else "")
+    close = closest(name, tools)
+    return f"did you mean {close}? {said}" if close else said
 
 
 def _closed(e: BaseException) -> bool:

@@ -43,7 +43,7 @@ from ...words import plural
 from ..safety.permissions import Permissions
 from ..tools.shell_groups import running
 from .fenced import kept_start
-from .mcp_calls import RULE_KEYS, ServerTools, group_leaders, rule_problem
+from .mcp_calls import RULE_KEYS, ServerTools, group_leaders, rule_problem, unmatched_rules
 from .mcp_declaration import AGAIN, AVAILABLE, CONNECTED, declared, fingerprint, text
 from .mcp_declaration import MCP_HEAD as MCP_HEAD  # the head /context finds a declaration by
 from .mcp_failures import SERVER, missing_program, name_the_server_in_warnings, why_failed
@@ -223,6 +223,7 @@ class McpServers:
         #: whether the servers' tools wait behind tool_search (tool_search.py); the session sets it
         self.searched: Callable[[], bool] = lambda: False
         self.stopped: dict[str, str] = {}  # server -> what its tools' calls say: its program ended
+        self.unmatched: list[str] = []  # the rules that name no tool there is, said once they connected
         self._ended: list[ServerState] = []  # closed with the others
         #: the servers' programs, killed with the agent however it ends (shell_groups.py): each is the
         #: leader of its own group (MCP's stdio client starts it so), which a SIGTERM or SIGHUP to the
@@ -261,6 +262,11 @@ class McpServers:
         self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
         for name, state in self.live.items():  # each one's names said as it connects, in this order
             self.offered(name, state.tools)
+        allowed = sorted(p.allowed_tools) if (p := self.permissions()) is not None else []
+        listed = {n: (st.basis[0] if st.basis else st.tools, st.tools) for n, st in self.live.items()}
+        self.unmatched = unmatched_rules(allowed, [(c, *listed.get(c.name, (None, []))) for c in self.configs])
+        for line in self.unmatched:  # a rule that names no tool there is (mcp_calls.py); /mcp lists them too
+            self.report("failed", line, {"rule": True})
         self.toolset.toolsets = [ServerTools(s.toolset.prefixed(name), self, name, s) for name, s in self.live.items()]
 
     async def _connect_one(self, cfg: McpServerConfig) -> None:

@@ -30,6 +30,7 @@ from ...context.plumbing.events import Event
 from ..accounting.costs import UsageLedger
 from ..integrations.fenced import fenced
 from ..integrations.hooks import HookRun, Hooks, joined_output, parse_hooks
+from ..integrations.mcp_calls import unmatched_rules
 from ..integrations.mcp_results import media_of
 from ..integrations.mcp_servers import McpServers, parse_servers
 from ..tools.todos import TodoItem, TodoList, todo_toolset
@@ -81,6 +82,8 @@ class SessionExtensions:
             self.mcp = McpServers(parse_servers(s.mcp_servers), session.cwd, self._mcp_report)
         else:
             self.mcp = None
+            if previous is None:  # `--allowed-tools docs_search` with no server: said now (mcp_calls.py)
+                session.warnings.extend(unmatched_rules(sorted(session.env.permissions.allowed_tools), []))
         if self.mcp is not None:  # a result's files as the model of the moment takes them (mcp_results.py)
             self.mcp.media = lambda: media_of(session.env)
             self.mcp.permissions = lambda: session.env.permissions  # who allows a call (mcp_calls.py)
