@@ -112,11 +112,13 @@ def compacted_text(ev: Event, took: str = "") -> str:
     "priced") says so, or it would look like a compaction come too soon: `compacted early (...):
     ..., cheaper than carrying 14,489 more to the 112,500 threshold`. One a `/model --window N`
     made (`detail["switched_window"]`) is said as made for that window: it read `(manual, full)`,
-    as if the user had typed /compact."""
+    as if the user had typed /compact. Where it cut or left out messages the user typed, it says so
+    (`typed_words`)."""
     sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
     what = KIND_WORDS.get(ev.action, ev.action)
     kind = f"{ev.trigger}, {what}"
     resumed = "; automatic compaction resumed" if ev.detail.get("resumed") else ""  # made while paused
+    resumed += typed_words(ev.detail)
     window = ev.detail.get("switched_window")
     if isinstance(window, int) and not isinstance(window, bool):
         return f"compacted to fit the new {window:,}-token window ({what}): {sizes}{resumed}"
@@ -126,6 +128,24 @@ def compacted_text(ev: Event, took: str = "") -> str:
     to = f" to the {threshold:,} threshold" if isinstance(threshold, int) else " to the threshold"
     return (f"compacted early ({kind}): {sizes}, cheaper than carrying "
             f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}{resumed}")
+
+
+def typed_words(detail: dict[str, Any]) -> str:
+    """`; 2 long messages of yours kept cut (their full text is in the archive)`: what a compaction
+    did to the messages the user typed, which it carries word for word up to a budget
+    (user_messages.py): cut to their ends or heads (`typed_cut`), or left out (`typed_left_out`).
+    Nothing said, a user whose long paste a fold had cut to its first lines was not told."""
+    def count(key: str) -> int:
+        n = detail.get(key)
+        return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+    cut, out = count("typed_cut"), count("typed_left_out")
+    if not cut and not out:
+        return ""
+    said = [f"{cut:,} long message{'s' if cut != 1 else ''} of yours kept cut"] if cut else []
+    if out:
+        said.append(f"{out:,} left out" if cut else f"{out:,} message{'s' if out != 1 else ''} of yours left out")
+    its = "its" if cut + out == 1 else "their"
+    return f"; {' and '.join(said)} ({its} full text is in the archive)"
 
 
 def archive_line(ev: Event) -> str | None:

@@ -383,7 +383,7 @@ class Compactor(Keeper):
                    detail={"archive": None, "summarized": len(summarized),
                            "kept": len(tail) + len(keep_head), "restored": restored,
                            "dropped_rounds": dropped_rounds, "files_changed": len(ledger.render(files)),
-                           "incremental": incremental, "parts": parts})
+                           "incremental": incremental, "parts": parts, **user_messages.told(users)})
         result = CompactionResult(new, trigger, strategy, before, after, None, text, len(summarized), ev, kept=kept)
 
         def name(path: Path | None) -> None:

@@ -34,10 +34,14 @@ MIDDLE_MARK = " …[the middle of this message is cut here; the whole message is
 class Typed(list[str]):
     """Messages the user typed, and how many older ones are left out of them (`left_out`): by a
     compaction before, whose message keeps the count in its metadata, and by `pick_user_messages`.
-    `first_kept`: those left out came after the first, which is the oldest listed (else before it)."""
+    `first_kept`: those left out came after the first, which is the oldest listed (else before it).
+    `cut`, `dropped`: how many of them `pick_user_messages` cut (to their ends or heads) and left out
+    itself, not counting what a compaction before did (`told` puts them in the compaction's event)."""
 
     left_out = 0
     first_kept = False
+    cut = 0
+    dropped = 0
 
 
 def typed(texts: Sequence[str], left_out: int, first_kept: bool = False) -> Typed:
@@ -77,6 +81,14 @@ def without(texts: Sequence[str], index: int) -> Typed:
     rest = list(texts)
     del rest[index]
     return typed(rest, left_out(texts), first_kept(texts))
+
+
+def told(picked: Sequence[str]) -> dict[str, int]:
+    """What a compaction's event says of the messages the user typed that `picked` (`pick_user_messages`)
+    cut or left out: `typed_cut`, `typed_left_out`, where there are any. The compaction message says
+    so to the model; the user, whose long paste a compaction had cut to its first characters, was not told."""
+    cut, dropped = (picked.cut, picked.dropped) if isinstance(picked, Typed) else (0, 0)
+    return {**({"typed_cut": cut} if cut else {}), **({"typed_left_out": dropped} if dropped else {})}
 
 
 def left_out(texts: Sequence[str]) -> int:
@@ -136,7 +148,10 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
         else:
             break
     picked += first
-    return typed(picked, left_out(texts) + len(texts) - len(picked), bool(first))
+    out = typed(picked, left_out(texts) + len(texts) - len(picked), bool(first))
+    whole = set(texts)
+    out.cut, out.dropped = sum(t not in whole for t in picked), len(texts) - len(picked)
+    return out
 
 
 def ends(text: str, room: int) -> str:
