@@ -61,10 +61,12 @@ def test_a_rule_naming_a_builtin_does_not_cover_it(tmp_path: Path, line: str) ->
 
 @pytest.mark.parametrize("line", RUNNERS)
 def test_a_command_that_runs_its_words_is_covered_only_by_a_rule_naming_it(tmp_path: Path, line: str) -> None:
-    perms = Permissions(tmp_path, "deny", allow_bash=["* pytest", "*"])
+    """...and naming what it runs (`bash_rules._keys`): `env *` covered `env rm -rf ~`."""
+    perms = Permissions(tmp_path, "deny", allow_bash=["* pytest", "*", f"{line.split()[0]} *"])
     assert "needs approval" in (perms.check("bash", line) or ""), line
-    named = Permissions(tmp_path, "deny", allow_bash=[f"{line.split()[0]} *"])
+    named = Permissions(tmp_path, "deny", allow_bash=[line, f"{line} *"])
     assert named.check("bash", line) is None, line
+    assert named.check("bash", f"{line} -q") is None, line
 
 
 def test_the_refusal_says_what_the_rule_did_not_cover(tmp_path: Path) -> None:

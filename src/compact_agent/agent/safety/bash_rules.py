@@ -16,8 +16,22 @@ are fine), no substitution, no expansion but a plain `$NAME`, no `$'…'`, and n
 read, and every simple command of the line matches an allow rule by itself. A shell builtin or
 keyword is never covered (`declare`, `read`, `printf -v`, `[[` evaluate a `name[…]` given them;
 `eval`, `source`, `trap` run text), except the few that only print or test (`echo`, `printf`,
-`pwd`, `cd`, `test`, …), and a command that runs its words as a command (`env`, `xargs`, `sudo`,
-`bash`, `timeout`, …) only by a rule that names it.
+`pwd`, `cd`, `test`, …). A word that makes a command run another command, delete or write files
+is covered only where the rule spells that word out itself, never by a `*` or a glob standing for it
+(`_keys`): find's `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint*`, `-fls` (`find *` does
+not cover `find . -exec rm {} +`; `find * -exec grep *` covers `find . -exec grep x {} +`, and
+not a second `-exec` after it); a shell's `-c` (`bash *` does not cover `bash -c '…'`, `bash -c *`
+does); the command a wrapper runs (`env`, `xargs`, `sudo`, `timeout`, `nice`, `nohup`, …) and the
+wrapper, and the name of a command run with an assignment (`xargs *` and `env *` cover no command
+run by them, `xargs grep *` covers `xargs grep -n x`, `timeout * pytest *` covers `timeout 60
+pytest -q`, `PATH=/tmp *` nothing); every word but options of the other commands that run their
+words (`watch`, `flock`, `chroot`, `su`, `parallel`, `script`). A program that runs code it is
+given (`python *`, `make *`, `awk *`, `git *` with its aliases) is the rule's own choice: an allow
+rule for it covers what that code does.
+
+A wrapper's options are skipped as its own, and a value given to one is read as the command it runs
+(`sudo -u root *` spells out `root`, and its `*` then stands for any command: write `sudo -u root
+pytest *`). A deny rule also sees the commands find runs (`find . -exec rm {} +` is refused by `rm *`).
 """
 
 from __future__ import annotations
@@ -37,6 +51,10 @@ WRAPPERS = frozenset({"command", "builtin", "exec", "nohup", "time", "sudo", "do
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 #: Commands that run their words as a command: an allow rule covers one only where it names it.
 RUNNERS = WRAPPERS | SHELLS | {"eval", "source", ".", "chroot", "watch", "flock", "su", "parallel", "script"}
+#: find's actions that run a command, delete or write files: covered only where a rule spells them out.
+FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+#: find's actions whose words, up to `;` or `+`, are a command it runs.
+FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 #: bash's builtins and keywords (`compgen -b -k`): an allow rule covers none but PLAIN_BUILTINS.
 BUILTINS = frozenset(
     ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs "
@@ -84,6 +102,57 @@ def _cores(words: list[str]) -> Iterator[list[str]]:
             yield rest
         if "/" in rest[0]:
             yield [rest[0].rsplit("/", 1)[1], *rest[1:]]
+
+
+def _found_commands(words: list[str]) -> Iterator[list[str]]:
+    """The commands find runs (`find . -exec rm {} +`: `rm {}`), as deny rules see them."""
+    for core in _cores(words):
+        if core and core[0].rsplit("/", 1)[-1] == "find":
+            for i, w in enumerate(core):
+                if w in FIND_RUNS:
+                    end = next((j for j in range(i + 1, len(core)) if core[j] in (";", "+")), len(core))
+                    if end > i + 1:
+                        yield core[i + 1:end]
+
+
+def _keys(words: Sequence[str]) -> set[int]:
+    """Which of a command's `words` an allow rule must spell out itself (see the module's docstring)."""
+    if not words:
+        return set()
+    base = words[0].rsplit("/", 1)[-1]
+    if base == "find":
+        return {i for i, w in enumerate(words) if w in FIND_ACTIONS}
+    if base in SHELLS:
+        return {0} | {i for i, w in enumerate(words) if i and re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", w)}
+    if base in WRAPPERS or _ASSIGN.match(words[0]):
+        at = _core_at(words)
+        chain = {i for i in range(at) if words[i] in WRAPPERS or _ASSIGN.match(words[i])}
+        return chain | ({at} | {at + k for k in _keys(words[at:])} if at < len(words) else set())
+    if base in RUNNERS:
+        return {0} | {i for i, w in enumerate(words) if i and not w.startswith("-")}
+    return set()
+
+
+def _spelt(words: Sequence[str], keys: set[int], pattern: Sequence[str]) -> bool:
+    """Whether the rule's words `pattern` match the command's `words` one by one, a `*` of its own
+    standing for any words but `keys`, which only the same word in the rule matches."""
+    seen: dict[tuple[int, int], bool] = {}
+
+    def match(i: int, j: int) -> bool:
+        if (i, j) not in seen:
+            if i == len(pattern):
+                seen[i, j] = j == len(words)
+            elif pattern[i] == "*":  # any words up to a key word
+                k = j
+                while not match(i + 1, k) and k < len(words) and k not in keys:
+                    k += 1
+                seen[i, j] = match(i + 1, k)
+            else:
+                seen[i, j] = j < len(words) and (words[j] == pattern[i] if j in keys else
+                                                 fnmatch.fnmatchcase(words[j], pattern[i])) and match(i + 1, j + 1)
+        return seen[i, j]
+
+    return match(0, 0)
 
 
 def _inner_lines(words: list[str]) -> Iterator[str]:
@@ -169,6 +238,7 @@ def denied_by(line: str, patterns: Sequence[str], depth: int = 0, strict: bool =
     for words in lexed.commands:
         texts = [w.text for w in words]
         candidates += [" ".join(core) for core in _cores(texts)]
+        candidates += [" ".join(core) for found in _found_commands(texts) for core in _cores(found)]
         inner += [(text, True) for text in _inner_lines(texts)]
         unread = unread or _unread(words)
     for command, body in lexed.bodies:  # `bash <<EOF`: the here-document is the script
@@ -195,10 +265,22 @@ def deny_words(line: str, pattern: str) -> str:
     part of it again as text), so no deny rule can be checked."""
     if denied_by(line, [pattern], strict=False) is not None:
         return f"command matches deny rule {quoted(pattern)}"
+    return f"what the command runs cannot be told ({unread_why(line)}), so the deny rules ({quoted(pattern)}, …) cannot be checked"
+
+
+def unread_why(line: str) -> str:
+    """Why what `line` runs cannot be told from it (`arithmetic on a name …`)."""
     lexed = lex(line)
     why = lexed.unread or next((w for words in lexed.commands if (w := _unread(words))), None)
-    return (f"what the command runs cannot be told ({why or 'commands nested too deep'}), "
-            f"so the deny rules ({quoted(pattern)}, …) cannot be checked")
+    return why or "commands nested too deep"
+
+
+def held_why(line: str, patterns: Sequence[str]) -> str | None:
+    """Why `line` is held to the deny `patterns` though no command of it matches one (what it runs
+    cannot be told: it could be any of them), else None (a rule matches, or none holds it)."""
+    if denied_by(line, patterns) is None or denied_by(line, patterns, strict=False) is not None:
+        return None
+    return unread_why(line)
 
 
 def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None:
@@ -225,9 +307,13 @@ def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None
             return f"a command named by an expansion or a pattern (`{shown(texts)}`) is not covered by {rules}"
         if base in BUILTINS and (base not in PLAIN_BUILTINS or any(w.startswith("-v") for w in texts[1:])):
             return f"`{shown(texts)}` runs the shell builtin {base}, which no allow rule covers ({rules})"
-        named = base in RUNNERS or _ASSIGN.match(name.text)
-        if not any(fnmatch.fnmatchcase(" ".join(texts), p) and (not named or p.split(" ")[0] == name.text)
-                   for p in norms):
+        keys = _keys(texts)  # the words a rule must spell out: `find . -exec rm {} +`'s -exec
+        matched = [p for p in norms if fnmatch.fnmatchcase(" ".join(texts), p)]
+        if not any(not keys or _spelt(texts, keys, p.split(" ")) for p in matched):
+            if matched:  # a `*` of the rule stood for what it runs
+                spelt = " ".join(shown([texts[k]]) for k in sorted(keys))
+                return (f"`{shown(texts)}` is not covered by {rules}: a rule covers the words `{spelt}` of it "
+                        "(what it runs, deletes or writes) only where it spells them out")
             missing.append(shown(texts))
     if not missing:
         return None
