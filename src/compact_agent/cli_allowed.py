@@ -2,7 +2,8 @@
 calls them (`docs_search`: `<server>_<tool>`), and `bash(PATTERN)` allow rules, comma-separated or
 repeated; one that is none of these is refused in one line naming it. Which MCP servers there are
 is not known yet when they are read: a name of that shape is taken, unless it is a built-in
-tool's with a letter wrong (`write_fle`), which is said as the typo it is."""
+tool's with a letter wrong (`write_fle`), which is said as the typo it is; one that no server
+offers is said once their lists are known (mcp_calls.unmatched_rules), with the tools there are."""
 
 from __future__ import annotations
 

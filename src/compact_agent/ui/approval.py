@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -30,10 +28,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, Instead
+from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
 from .answer_enter import AnswerEnter
 from .folded_lines import hanging
+from .typed_answer import scope_words as scope_words
+from .typed_answer import typed_answer
+from .typed_answer import typed_line as typed_line
+from .typed_answer import typed_only as typed_only
 from .visible import visible
 
 if TYPE_CHECKING:
@@ -41,31 +43,28 @@ if TYPE_CHECKING:
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
            ("instead", "n", "No, and tell the model what to do instead"))
-KEYS = {"y": "y", "a": "a", "n": "n"}
+#: For a line the deny rules cannot read (`held`): no "always", and no is the default (Enter).
+HELD_CHOICES = (("deny", "n", "No"), ("once", "y", "Yes, run it this once"),
+                ("instead", "i", "No, and tell the model what to do instead"))
+KEYS = {"y": "y", "a": "a", "n": "n", "i": "i"}
 WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = just no · ctrl-c stops"
+HELD_WAITING = "waiting for approval · ↑↓ Enter · n/y/i · Enter or esc = no · ctrl-c stops"
 INSTEAD_PROMPT = "  what should the model do instead? (Enter alone or esc: just no) › "
 
 
-def scope_words(tool: str) -> str:
-    """What "always" allows for the session: the command shown (bash), the file (write_file,
-    edit_file), or the tool itself (an MCP server's: every call of it, agent/integrations/mcp_calls.py)."""
-    if tool == "bash":
-        return "this exact command"
-    return "this file" if tool in ("write_file", "edit_file") else "this tool"
-
-
-def menu_lines(tool: str, selected: int, width: int = 200) -> StyleAndTextTuples:
+def menu_lines(tool: str, selected: int, width: int = 200, held: bool = False) -> StyleAndTextTuples:
     """(style, text) fragments of the menu, one choice per line, the selected one marked. A choice
     too long for `width` goes on under its own words (`(a)` is never split from its parentheses),
-    and the key line breaks between its items: the window's own wrapping cut `(` from `a)`."""
+    and the key line breaks between its items: the window's own wrapping cut `(` from `a)`.
+    `held`: HELD_CHOICES (a line the deny rules cannot read)."""
     width = max(20, width - 1)  # the last column: a terminal may wrap there by itself
     out: StyleAndTextTuples = [("bold", f"Allow {tool}?\n")]
-    for i, (_, key, label) in enumerate(CHOICES):
+    for i, (_, key, label) in enumerate(HELD_CHOICES if held else CHOICES):
         mark = "❯" if i == selected else " "
         style = "bold fg:ansicyan" if i == selected else ""
         words = [*label.format(what=scope_words(tool)).split(), f" ({KEYS[key]})"]
         out.append((style, "\n".join(wrap_items(words, width - 6, " ", first=f" {mark} {i + 1}. ", rest=" " * 6)) + "\n"))
-    out.append(("fg:ansibrightblack", "\n".join(wrap_items(WAITING.split(" · "), width, " · "))))
+    out.append(("fg:ansibrightblack", "\n".join(wrap_items((HELD_WAITING if held else WAITING).split(" · "), width, " · "))))
     return out
 
 
@@ -86,7 +85,7 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
     return [(first if n == 0 else rest) + text for n, text in enumerate(lines)]
 
 
-def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
+def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False) -> str:
     """Show the menu and return "once", "always", "instead" (no, with an instruction: `instruction`),
     "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C). An Enter typed right after `n` (or 3)
     goes with it (answer_enter.py): it said "just no" to the line asking what to do instead. After
@@ -96,12 +95,12 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
 
-    state = {"selected": 0}
+    state, choices = {"selected": 0}, HELD_CHOICES if held else CHOICES  # held: "No" first, selected
     kb, given = KeyBindings(), AnswerEnter[str]()
 
     def pick(answer: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
-            picked = [i for i, c in enumerate(CHOICES) if c[0] == answer]
+            picked = [i for i, c in enumerate(choices) if c[0] == answer]
             if not picked:  # Esc, Ctrl-C, Ctrl-D: no Enter follows them
                 event.app.exit(result=answer)
                 return
@@ -112,10 +111,10 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
             given.give(event, answer)  # shown while it waits for an Enter meant for this answer
         return handler
 
-    for answer, key, _ in CHOICES:
+    for answer, key, _ in choices:
         kb.add(key)(pick(answer))
         kb.add(key.upper())(pick(answer))
-    for i, (answer, _, _) in enumerate(CHOICES):
+    for i, (answer, _, _) in enumerate(choices):
         kb.add(str(i + 1))(pick(answer))
     kb.add("escape", eager=True)(pick("deny"))
     kb.add("c-c")(pick("interrupt"))
@@ -124,22 +123,22 @@ def run_menu(tool: str, inp: Any = None, output: Any = None) -> str:
     @kb.add("up")
     @kb.add("k")
     def _up(event: KeyPressEvent) -> None:
-        state["selected"] = (state["selected"] - 1) % len(CHOICES)
+        state["selected"] = (state["selected"] - 1) % len(choices)
 
     @kb.add("down")
     @kb.add("j")
     @kb.add("tab")
     def _down(event: KeyPressEvent) -> None:
-        state["selected"] = (state["selected"] + 1) % len(CHOICES)
+        state["selected"] = (state["selected"] + 1) % len(choices)
 
     @kb.add("enter")
     def _enter(event: KeyPressEvent) -> None:
-        event.app.exit(result=CHOICES[state["selected"]][0])
+        event.app.exit(result=choices[state["selected"]][0])
 
     def lines() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
 
-        return menu_lines(tool, state["selected"], get_app().output.get_size().columns)
+        return menu_lines(tool, state["selected"], get_app().output.get_size().columns, held)
 
     control = FormattedTextControl(lines, focusable=True, show_cursor=False)
     app: Application[str] = inline_app(control, given.bindings(kb), inp, output)
@@ -273,21 +272,25 @@ def inline_app(control: Any, kb: Any, inp: Any = None, output: Any = None) -> An
 
 def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextManager[Any]],
              stream: TextIO | None = None, use_menu: bool = False, inp: Any = None,
-             output: Any = None, clock: Callable[[], float] = time.monotonic) -> Callable[[str, str], Answer | Instead]:
+             output: Any = None, clock: Callable[[], float] = time.monotonic) -> AskFn:
     """The `ask` the permission checker calls. `paused()` stops the spinner for as long as the
     question is up, and what it yields hands the terminal to the question (cooked mode, no key
     reader) once it is laid out: keys typed before then are typed ahead, not an answer
     (`InterruptKeys.hand_over`). `clock`, the REPL's, tells the keys of a paste from typing
     (paste_keys.py). A dumb terminal (TERM=dumb: an editor's shell buffer) gets the typed
-    question (`typed_only`): the menu is drawn with escape sequences, which it prints as they are."""
+    question (`typed_only`): the menu is drawn with escape sequences, which it prints as they are.
+    A bash line the deny rules cannot read (`held`, permissions.AskFn) is asked with why, under the
+    header; the answer offers no "always", and no is its default."""
     use_menu = use_menu and not typed_only(output)
 
-    def ask(tool: str, detail: str) -> Answer | Instead:
+    def ask(tool: str, detail: str, held: str | None = None) -> Answer | Instead:
         with paused() as hand_over:
             what, body = "run", detail
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
                 what, _, body = detail.partition("\n")
             console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
+            if held is not None:  # why no deny rule can vouch for it, before the line itself
+                body = f"{INSTRUCTION_MARK} {held}; say yes only if you have read what it runs\n{body}"
             if body.startswith(INSTRUCTION_MARK):  # a file later sessions obey: said apart from the diff
                 warning, _, body = body.partition("\n")  # wrapped under its own words, as the diff is
                 lines = cells.wrap(visible(warning), max(20, console.width - 6), indent="  ")
@@ -301,13 +304,13 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             if callable(hand_over) and not hand_over():  # Esc or Ctrl-C typed before it was up
                 raise asyncio.CancelledError  # the turn ends as interrupted, as Ctrl-C at the menu does
             if use_menu:
-                picked = run_menu(tool, inp, output)
+                picked = run_menu(tool, inp, output, held is not None)
                 if picked == "interrupt":
                     raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
                 text = instruction(inp, output, clock) if picked == "instead" else ""
                 answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
-                answer = _typed_answer(console, tool, stream)
+                answer = typed_answer(console, tool, stream, held is not None)
             # Declined with the user's words: the call's result line, printed right after, says it
             # (`⎿ declined; the model is told: …`, as /expand and /history do); said here too, it was twice.
             if not isinstance(answer, Instead):
@@ -336,47 +339,6 @@ def shown_whole(tool: str, body: str) -> str:
 
 def _menu_answer(picked: str) -> Answer:
     return "once" if picked == "once" else "always" if picked == "always" else "deny"
-
-
-def typed_only(output: Any = None) -> bool:
-    """Whether a question is asked as one typed line, text only, rather than drawn: in a dumb
-    terminal (TERM=dumb: an editor's shell buffer), which prints a drawing's escape sequences (cursor
-    moves, colours, bracketed paste) as they are, or where stdout is not a terminal. A test's
-    `output` is drawn on."""
-    if output is not None:
-        return False
-    from prompt_toolkit.utils import is_dumb_terminal
-
-    return is_dumb_terminal() or not sys.stdout.isatty()
-
-
-def typed_line(console: Console, prompt: str, stream: TextIO | None = None) -> str | None:
-    """The line typed after `prompt` ('' at the end of the input, Ctrl-D); None for Ctrl-C. The
-    question blocks the event loop, whose SIGINT handler (cancel the turn) cannot run until it
-    returns: Ctrl-C would only echo ^C. Here it ends the question."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return console.input(prompt, markup=False, stream=stream)
-    except KeyboardInterrupt:
-        return None
-    except EOFError:
-        return ""
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _typed_answer(console: Console, tool: str, stream: TextIO | None) -> Answer | Instead:
-    typed = typed_line(console, f"allow? [y]es once / [a]lways {scope_words(tool)} this session / [n]o, or what "
-                       "to do instead (waiting for approval): ", stream)
-    if typed is None:  # Ctrl-C interrupts the question and the turn
-        raise asyncio.CancelledError
-    typed = typed.strip()
-    answer = typed.lower()
-    if answer in ("", "n", "no"):
-        return "deny"
-    if answer in ("y", "yes", "a", "always"):
-        return "once" if answer.startswith("y") else "always"
-    return Instead(typed)  # anything else is what to do instead (a no, as any other answer was)
 
 
 @contextlib.contextmanager

@@ -8,7 +8,10 @@ each simple command is matched with its words joined by one space; for deny rule
 leading assignments and wrappers (`env`, `command`, `sudo`, …), with the program's base name, and
 inside `bash -c '…'` / `eval` and `$(…)`. A line whose commands cannot be told from it (bash
 would evaluate text again: `$[_]`, `${_@P}`, `$((x))`; a command named by `$cmd`; quotes that do
-not close) is held to every deny rule: it could be any of them.
+not close) is held to every deny rule: it could be any of them. In the REPL such a line (no rule
+matching a command of it) is asked about instead, the reason shown, no is the default and "always"
+is not offered (`held_why`, permissions.py); `--yes`, print mode and where nobody can answer, it is
+refused.
 
 An allow rule is narrower on purpose: it covers a simple command only when the line has no
 redirection to a file (`pytest > ~/.bashrc` writes a file no rule named; `2>&1` and `>/dev/null`

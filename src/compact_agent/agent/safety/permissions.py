@@ -18,15 +18,19 @@ import errno
 import fnmatch
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
-from .bash_rules import allowed_by, denied_by, deny_words, why_not_allowed
+from .bash_rules import allowed_by, denied_by, deny_words, held_why, why_not_allowed
 from .deny_rules import covering_rule, own_rule
+from .instruction_words import COMMAND_FILE as COMMAND_FILE
+from .instruction_words import INSTRUCTION_FILE as INSTRUCTION_FILE
+from .instruction_words import INSTRUCTION_MARK as INSTRUCTION_MARK
+from .instruction_words import changed_note as changed_note
 from .names import as_named, folded, lone_surrogate
 
 Mode = Literal["ask", "yes", "deny"]
@@ -42,7 +46,12 @@ class Instead:
     text: str
 
 
-AskFn = Callable[[str, str], "Answer | Instead"]
+class AskFn(Protocol):
+    """The permission question (ui/approval.py's make_ask): `tool` wants `detail`. `held`: why the
+    deny rules cannot tell what a bash line runs; the question says it, its default is no, and it
+    offers no "always" (`Permissions.decide`)."""
+
+    def __call__(self, tool: str, detail: str, held: str | None = None) -> Answer | Instead: ...
 
 
 def instead_text(text: str) -> str:
@@ -76,14 +85,6 @@ def copied_instead(text: str, said: set[str]) -> str:
 NEEDS_APPROVAL = frozenset({"write_file", "edit_file", "bash"})
 #: The file tools that write: a write to an instruction file is said to be one (`instruction_file`).
 WRITERS = frozenset({"write_file", "edit_file"})
-
-INSTRUCTION_MARK = "⚠"
-"""Begins the line of the question that says the file is an instruction file (ui/approval.py shows it apart)."""
-INSTRUCTION_FILE = "is an instruction file: later sessions read it into their system prompt and follow it as instructions"
-"""Said of a file the model wants to write that later sessions obey (`instruction_file`), in the
-question and in the note where none was asked (`changed_note`)."""
-COMMAND_FILE = "is the file of the custom command /{name}: typing /{name} sends what it says as your own message"
-"""Said instead of a project's custom command file (instructions.command_of)."""
 
 log = logging.getLogger(__name__)
 
@@ -126,22 +127,6 @@ def is_within_folded(path: Path, root: Path) -> bool:
     """`is_within` as a file system that ignores case sees it (`folded`)."""
     p, r = folded(path), folded(root).rstrip("/")
     return p == r or p.startswith(r + "/") or r == ""
-
-
-def changed_note(tool: str, file: str, why: str | None, command: str | None = None) -> str:
-    """What the user is told when the model wrote or edited an instruction file and nobody was asked
-    (`why`: `--yes`, a tool allowed whole, an earlier "always"), or a `bash` command it ran changed
-    one (asked or not: the question showed a command, not what it writes): text injected into what
-    the model read (a hostile file, a web page) would otherwise persist, unseen, as every later
-    session's rules. `command`: the file is that custom command's (`COMMAND_FILE`), whose text
-    goes out as the user's own words when they type it."""
-    done = (f"a bash command the model ran changed {file}" if tool == "bash" else
-            f"the model {'wrote' if tool == 'write_file' else 'edited'} {file} without asking ({why})")
-    if command is not None:
-        return (f"{done}; it is the file of the custom command /{command}, whose text goes out as your own "
-                f"message when you type /{command}: check what it says before you do")
-    return (f"{done}; it is an instruction file, which later sessions read into their system prompt and follow "
-            "as instructions: check what it says before the next one")
 
 
 @dataclass(frozen=True)
@@ -347,6 +332,13 @@ class Permissions:
             return Decision(None)
         if tool == "bash":
             rule = self._bash_rule(detail)
+            # Held to the deny rules only because what it runs cannot be told (`$((i+1))`, `$CMD`):
+            # the user may read it and say. Asked whatever else allows it, no "always"; else refused.
+            why = held_why(detail, self.deny_bash) if rule and rule[0] == "deny" and self.mode == "ask" else None
+            if why is not None and self.ask is not None:
+                rules = ", ".join(map(quoted, self.deny_bash))
+                return Decision(self.asked(self.ask, tool, detail, None, f"the deny rules ({rules}) cannot tell what "
+                                           f"this line runs ({why}): it could run what they forbid"))
             if rule and rule[0] == "deny":
                 return Decision(f"permission denied: {deny_words(detail, rule[1])}")
             if rule:
@@ -376,17 +368,20 @@ class Permissions:
             detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {said}\n{change}"
         return Decision(self.asked(self.ask, tool, detail, scope), instruction, command=command)
 
-    def asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str]) -> str | None:
-        """The user's answer to `ask`, as `check` returns it; "always" adds `scope`."""
+    def asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str] | None,
+              held: str | None = None) -> str | None:
+        """The user's answer to `ask`, as `check` returns it; "always" adds `scope` (None: it covers
+        this call only). `held`: why the deny rules cannot read the line (`AskFn`)."""
         try:
-            answer = ask(tool, detail)
+            answer = ask(tool, detail, held=held) if held is not None else ask(tool, detail)
         except EOFError:  # stdin closed: nobody can approve
             answer = "deny"
         except Exception as e:  # a broken prompt must not crash the run; refusing is the safe side
             log.warning("permission prompt failed: %s", e)
             answer = "deny"
         if answer == "always":
-            self.always.add(scope)
+            if scope is not None:
+                self.always.add(scope)
             return None
         if answer == "once":
             return None
