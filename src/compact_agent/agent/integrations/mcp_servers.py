@@ -263,8 +263,9 @@ class McpServers:
         for name, state in self.live.items():  # each one's names said as it connects, in this order
             self.offered(name, state.tools)
         allowed = sorted(p.allowed_tools) if (p := self.permissions()) is not None else []
-        listed = {n: (st.basis[0] if st.basis else st.tools, st.tools) for n, st in self.live.items()}
-        self.unmatched = unmatched_rules(allowed, [(c, *listed.get(c.name, (None, []))) for c in self.configs])
+        states = [(c, self.live.get(c.name)) for c in self.configs]  # the names each listed, and is offered by
+        self.unmatched = unmatched_rules(allowed, [(c, (s.basis[0] if s.basis else s.tools) if s else None,
+                                                    s.tools if s else []) for c, s in states])
         for line in self.unmatched:  # a rule that names no tool there is (mcp_calls.py); /mcp lists them too
             self.report("failed", line, {"rule": True})
         self.toolset.toolsets = [ServerTools(s.toolset.prefixed(name), self, name, s) for name, s in self.live.items()]
