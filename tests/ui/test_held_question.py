@@ -57,3 +57,24 @@ def test_the_typed_question_shows_why_and_takes_no_always() -> None:
     assert out[3].startswith("allow? [y]es once / [n]o, or what to do instead"), out
     assert make_ask(console, nothing, io.StringIO("y\n"))("bash", LINE, held=WHY) == "once"
     assert make_ask(console, nothing, io.StringIO("a\n"))("bash", LINE) == "always"  # the usual question
+
+
+async def test_the_repl_asks_and_runs_the_line_only_on_a_yes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The real REPL, its typed question answered: `a` (no "always" here) is a no, `y` runs it with real bash."""
+    from compact_agent.config import Settings
+    from tests.fakes.openai_server import Reply, message_text, tool_results
+
+    from .repl_driver import drive
+
+    def model(req):  # type: ignore[no-untyped-def]
+        if not tool_results(req):
+            return Reply.tools([("bash", {"command": "i=2; echo $((i+1))"})])
+        return Reply.text("result: " + [message_text(m) for m in req.messages if m.get("role") == "tool"][-1])
+
+    settings = Settings(memory_enabled=False, deny_bash=["rm *"])
+    for answer, result in (("a", "result: permission denied: the user declined this bash call"), ("y", "result: 3")):
+        (tmp_path / answer).mkdir()
+        run = await drive(tmp_path / answer, model, ["count\r"], answers=f"{answer}\n", settings=settings)
+        assert "⚠ the deny rules ('rm *') cannot tell what this line runs (arithmetic" in run.out, run.out
+        assert "[a]lways" not in run.out, run.out
+        assert result in run.out, run.out
