@@ -188,27 +188,29 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     are held to `usage_limits` where given (compaction/in_run.py)."""
     state = cast(ManagerState, cm)  # the ContextManager it is
     key = next((m.conversation_id for m in reversed(messages) if m.conversation_id), state._conversation or "")
-    target = cast(Compacting, state_for(state, key))
+    # Until it returns, the store and the history are its to rewrite (a run meanwhile would save a turn the
+    # compacted history then drops): it claims the conversation as a run does, under the lock (`claim`).
+    with _CLAIM:
+        target = cast(Compacting, state_for(state, key))
+        if target is cm:
+            if state._running == COMPACTING:
+                raise CompactionError(f"conversation {key!r} is being compacted by another compact_now call on "
+                                      "this ContextManager: compact the history that one returns, once it has")
+            if state._running is not None:  # its store and history are the run's to rewrite (wrap_run)
+                raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now"
+                                      " compacts a history between runs (the run compacts its own when it needs to)")
+            state._running = COMPACTING
     if target is not cm:
         return await compact_now(target, messages, instructions, model, confirm, usage, usage_limits)
-    if state._running == COMPACTING:
-        raise CompactionError(f"conversation {key!r} is being compacted by another compact_now call on this "
-                              "ContextManager: compact the history that one returns, once it has")
-    if state._running is not None:  # its store and history are the run's to rewrite (wrap_run)
-        raise CompactionError(f"conversation {key!r} has a run in progress on this ContextManager: compact_now "
-                              "compacts a history between runs (the run compacts its own when it needs to)")
-    history = list(messages)
-    restore_compaction_marks(history)  # a history saved without metadata (compaction/unmarked.py)
-    forget_changed(history)  # a message edited in place since is measured again (identity_memo.py)
-    distinct_call_ids(history)  # a call id a provider reused, named apart as a run does (rounds.py)
-    state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
-    cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
-    cm._now_model = as_model(model)
-    cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
-    # Until it returns, the store and the history are its to rewrite: a run of the conversation
-    # (or another compact_now) meanwhile would save a turn the compacted history then drops.
-    state._running = COMPACTING
     try:
+        history = list(messages)
+        restore_compaction_marks(history)  # a history saved without metadata (compaction/unmarked.py)
+        forget_changed(history)  # a message edited in place since is measured again (identity_memo.py)
+        distinct_call_ids(history)  # a call id a provider reused, named apart as a run does (rounds.py)
+        state._sync.check_known(state.store, len(history))  # a store that cannot say what it holds (contract.py)
+        cm.persist(history)  # a history the store does not begin with rewrites the store (contract.py)
+        cm._now_model = as_model(model)
+        cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
         # The summary request's view, shaped as a request's is but committed only once the compaction
         # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
         view = shaping.tentative(state, list(history))
