@@ -63,6 +63,7 @@ class _Measured(ManagerView, Protocol):
     def measure(self, messages: Sequence[ModelMessage]) -> int: ...
     def fit_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
     def own_request_size(self, messages: Sequence[ModelMessage], own: bool = True) -> int: ...
+    def unsent_output(self) -> int: ...
     def unreported_framing(self) -> int: ...
     def tool_framing(self) -> int: ...
     def framing_since(self) -> int: ...
@@ -89,11 +90,10 @@ class Measuring:
 
     @property
     def overhead_estimate(self: _Measured) -> int:
-        """Our estimate of the instructions and tool definitions of the latest request: their text (less
-        that of the tools it does not send, `_tool_defs`), the definition of its output (output tools,
-        a schema: `output_defs`), and the framing of the tool definitions beyond that of the tools the
-        calibration learned with (`framing_since`). What a report is learned against includes it
-        (pipeline.py), as sizes do."""
+        """Our estimate of the instructions and tool definitions of the latest request: their text (less that of the
+        tools it does not send, `_tool_defs`), the definition of its output (output tools, a schema: `output_defs`),
+        and the framing of the tool definitions beyond that of the tools the calibration learned with
+        (`framing_since`). What a report is learned against includes it (pipeline.py), as sizes do."""
         _, withheld, output = self._tool_defs()
         return max(0, self._overhead_text - withheld) + output + self.framing_since()
 
@@ -121,8 +121,7 @@ class Measuring:
                       estimate=self.estimate)
 
     def _forget(self: _Measured, tokens_now: int) -> Callable[[int, str], float] | None:
-        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths are
-        estimated tokens on both sides)."""
+        """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths estimated)."""
         reuse, prices = self.schedule.reuse, self.prices
         if reuse is None:
             return None
@@ -201,26 +200,30 @@ class Measuring:
 
     def summary_output_cap(self: _Measured, messages: Sequence[ModelMessage], window: int | None = None,
                            own: bool | None = None) -> int:
-        """The `max_tokens` of a summary request of `messages` (the instruction included): what the
-        window leaves after its input, measured as a request is judged to fit (`fit_size`, the
-        instructions and tools counted) with the estimate's margin kept free, at most what the
-        model writes (`max_output`). Not the agent's own `max_tokens`, sized for its answers: 200
-        of them cut every summary off. The input was cut to leave the output reserve and that
-        margin (`Compactor.summary_room`), so this is the room planned for the summary at least.
-        `window`: a summary model's own, smaller one (`side_window`); `own`: the run's model writes
-        it (`fit_size`: another may count thinking the run's provider does not; `to_run_model`)."""
+        """The `max_tokens` of a summary request of `messages` (the instruction included): what the window leaves after
+        its input, measured as a request is judged to fit (`fit_size`, the instructions and tools counted) with the
+        estimate's margin kept free, at most what the model writes (`max_output`). Not the agent's own `max_tokens`,
+        sized for its answers: 200 of them cut every summary off. The input was cut to leave the output reserve and
+        that margin (`Compactor.summary_room`), so this is the room planned for the summary at least. `window`: a
+        summary model's own, smaller one (`side_window`); `own`: the run's model writes it (`fit_size`: another may
+        count thinking the run's provider does not; `to_run_model`)."""
         window = window or self.limits.window
         left = window - estimate_margin(window) - self.own_request_size(messages, self.to_run_model(own))
         return max(1, min(self.max_output, left))
 
     def own_request_size(self: _Measured, messages: Sequence[ModelMessage], own: bool = True) -> int:
         """The size a request of the library's own (a summary, the notes) of `messages` is judged by:
-        `fit_size`, and before the provider has reported any request, the framing its tool
-        definitions are sent in (`unreported_framing`). Such a request asks for all the window
-        leaves but the estimate's 2% margin, which the framing of 25 tools alone exceeded: the first
-        request of a run already over the threshold (an MCP server's instructions filling most of a
-        16K window) had its summary request refused as over the window."""
-        return self.fit_size(messages, own) + self.calibration.tokens(self.unreported_framing())
+        `fit_size` less the output schema it does not send (`unsent_output`), and before the provider
+        has reported any request, the framing its tool definitions are sent in (`unreported_framing`).
+        Such a request asks for all the window leaves but the estimate's 2% margin, which the framing of
+        25 tools alone exceeded: the first request of a run already over the threshold (an MCP server's
+        instructions filling most of a 16K window) had its summary request refused as over the window."""
+        return self.fit_size(messages, own) + self.calibration.tokens(self.unreported_framing() - self.unsent_output())
+
+    def unsent_output(self: _Measured) -> int:
+        """What of `overhead` a request of the library's own leaves out: a `NativeOutput`'s or `PromptedOutput`'s
+        schema (`output_defs`; text_only.unable_to_act sends none). Counted, its summary had that much less room."""
+        return self._tool_defs()[2] if getattr(self.last_params, "output_mode", None) in ("native", "prompted") else 0
 
     def unreported_framing(self: _Measured) -> int:
         """Estimated tokens of the JSON each tool definition of the latest request is wrapped in as the
@@ -269,14 +272,14 @@ class Measuring:
         return framing, withheld, output
 
     def framing_since(self: _Measured) -> int:
-        """The `tool_framing` of the latest request less that of the tools the calibration's reports
-        were learned with (those of the first request it saw a report of, or, for a report taken back
-        with a session, of the first request after it; below 0 with fewer tools).
-        The fixed part it learned (`Calibration.fixed`) holds the framing of those tools only: tools
-        that join a run part-way (a toolset prepared per step, tools found by a tool search, an MCP
-        server coming up) went uncounted, 30 of them some 750 tokens, until requests were sent over
-        the window. Counted in `overhead_estimate`, so in the estimate each report is learned against
-        too: reports with other tools agree with those before, and no constant stands in for them."""
+        """The `tool_framing` of the latest request less that of the tools the calibration's reports were
+        learned with (those of the first request it saw a report of, or, for a report taken back with a
+        session, of the first request after it; below 0 with fewer tools). The fixed part it learned
+        (`Calibration.fixed`) holds the framing of those tools only: tools that join a run part-way (a
+        toolset prepared per step, tools found by a tool search, an MCP server coming up) went uncounted,
+        30 of them some 750 tokens, until requests were sent over the window. Counted in `overhead_estimate`,
+        so in the estimate each report is learned against too: reports with other tools agree with those
+        before, and no constant stands in for them."""
         if self.last_params is None:  # no request seen yet (a report taken back with the session: of its tools)
             return 0
         calibration, now = self.calibration, self.tool_framing()
@@ -289,11 +292,10 @@ class Measuring:
         than `model` writes, and said what it writes: `most`. For the run's model that becomes
         `max_output`, so no later summary or notes request asks for more, and the output reserve
         keeps no more room for its answers than that (`adapt_output_reserve`: a reserve larger than
-        anything the model writes compacts earlier for nothing); another summary model's
-        is kept by its name (`output_caps`, read by `default_summarizer`). Every cap learned is kept
-        there, and saved with the layers' state: a manager that loads it asks a model for no more from
-        its first run (pipeline.py). An `output` / `learned`
-        event says so, once per cap learned."""
+        anything the model writes compacts earlier for nothing); another summary model's is kept by
+        its name (`output_caps`, read by `default_summarizer`). Every cap learned is kept there, and
+        saved with the layers' state: a manager that loads it asks a model for no more from its first
+        run (pipeline.py). An `output` / `learned` event says so, once per cap learned."""
         name = f"{model.system}:{model.model_name}"
         if model is self.run_model:
             given = self.max_output
@@ -342,11 +344,10 @@ class Measuring:
                 f"no room for the {kind} ({self.sent_whole(messages, kind)}): not sent")
 
     def sent_whole(self: _Measured, messages: Sequence[ModelMessage], kind: str) -> str:
-        """What a request of the library's own sends whatever its messages are cut to, and how much
-        of the request it takes: the instructions, the system prompt and the tool definitions where
-        the agent has them (the latest request's), and its own instruction (the last message).
-        Said of an agent with none of them, the first three sent the reader looking for what was
-        not there."""
+        """What a request of the library's own sends whatever its messages are cut to, and how much of the
+        request it takes: the instructions, the system prompt and the tool definitions where the agent has
+        them (the latest request's), and its own instruction (the last message). Said of an agent with none
+        of them, the first three sent the reader looking for what was not there."""
         params = self.last_params
         prompts = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts
                    if isinstance(p, SystemPromptPart) and p.content.strip()]
