@@ -73,21 +73,38 @@ def test_every_tool_has_a_result_summary() -> None:
 NO_FILE_ROLE = frozenset({"bash", "grep", "glob"})
 
 
+#: Where each list of the compaction's file roles is written: the ledger's READ_TOOLS, the file
+#: changes' (which undo and the ledger share) the rest. The test after this one holds it to the source.
+ROLE_HOMES = {"READ_TOOLS": "context/compaction/ledger.py", "WRITE_TOOLS": "context/plumbing/file_changes.py",
+              "EDIT_TOOLS": "context/plumbing/file_changes.py", "PATCH_TOOLS": "context/plumbing/file_changes.py"}
+
+
 def test_every_tool_has_a_role_in_the_ledger() -> None:
-    # The ledger (context/compaction/ledger.py) is the library's: it cannot import the agent's tools,
-    # and names the tools of other harnesses too. A tool left out of its lists is never a file changed
-    # (the compaction message forgets it) nor a file read (none is restored after a compaction).
+    # The ledger's lists are the library's: it cannot import the agent's tools, and names the tools
+    # of other harnesses too. A tool left out of its lists is never a file changed (the compaction
+    # message forgets it) nor a file read (none is restored after a compaction).
     roles = {"READ_TOOLS": ledger.READ_TOOLS, "WRITE_TOOLS": ledger.WRITE_TOOLS,
              "EDIT_TOOLS": ledger.EDIT_TOOLS, "PATCH_TOOLS": ledger.PATCH_TOOLS}
+    assert set(roles) == set(ROLE_HOMES)
+    where = "; ".join(f"{name} in src/compact_agent/{home}" for name, home in ROLE_HOMES.items())
     for tool in names.TOOL_NAMES:
         listed = [name for name, tools in roles.items() if tool.lower() in tools]
         assert listed or tool in NO_FILE_ROLE, (
-            f"say whether {tool} reads, writes or edits the file its path names: add it to READ_TOOLS, "
-            "WRITE_TOOLS or EDIT_TOOLS in src/compact_agent/context/compaction/ledger.py, or to "
-            "NO_FILE_ROLE in tests/agent/test_tool_lists.py if it does none")
-        assert not (listed and tool in NO_FILE_ROLE), f"{tool} is in {listed[0]} (ledger.py) and in NO_FILE_ROLE here"
-        assert len(listed) <= 1, f"{tool} is in {' and '.join(listed)} (ledger.py): one role each"
+            f"say whether {tool} reads, writes, edits or patches the file its path names: add it to one of "
+            f"{where}; or to NO_FILE_ROLE in tests/agent/test_tool_lists.py if it does none")
+        assert not (listed and tool in NO_FILE_ROLE), (
+            f"{tool} is in {listed[0]} ({ROLE_HOMES[listed[0]]}) and in NO_FILE_ROLE here")
+        assert len(listed) <= 1, (
+            f"{tool} is in {' and '.join(f'{n} ({ROLE_HOMES[n]})' for n in listed)}: one role each")
     assert NO_FILE_ROLE <= set(names.TOOL_NAMES), f"NO_FILE_ROLE names no such tool: {sorted(NO_FILE_ROLE - set(names.TOOL_NAMES))}"
+
+
+def test_the_role_lists_are_where_the_messages_say() -> None:
+    # The message above sends whoever adds a tool to a file: it must be the one that writes the list.
+    src = Path(__file__).parents[2] / "src" / "compact_agent"
+    for name, home in ROLE_HOMES.items():
+        text = (src / home).read_text(encoding="utf-8")
+        assert re.search(rf"^{name}\b[^=\n]*= ", text, re.M), f"{name} is not written in {home}: change ROLE_HOMES"
 
 
 #: Built-in tools the system prompt does not name: it names those to look with, edit_file's need of a
@@ -111,6 +128,22 @@ ORDINAL = dict(enumerate(("zeroth", "first", "second", "third", "fourth", "fifth
                           "ninth", "tenth", "eleventh", "twelfth", "thirteenth")))
 
 
+def plan_ordinal(text: str) -> re.Match[str] | None:
+    """'keeps its plan with a seventh (`todo_write`)': the article and the ordinal."""
+    return re.search(r"keeps its plan with (an?)\s+(\w+)\s+\(`todo_write`\)", text)
+
+
+def article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"  # the ordinals up to the thirteenth: an eighth, an eleventh
+
+
+def test_the_plan_ordinal_is_read_after_a_or_an() -> None:
+    said = [plan_ordinal(f"and keeps its plan with {a} {o} (`todo_write`)") for a, o in
+            (("a", "seventh"), ("an", "eighth"), ("an", "eleventh"), ("a", "twelfth"))]
+    assert [(m[1], m[2]) for m in said if m] == [("a", "seventh"), ("an", "eighth"), ("an", "eleventh"), ("a", "twelfth")]
+    assert [article(o) for o in ("seventh", "eighth", "eleventh", "twelfth")] == ["a", "an", "an", "a"]
+
+
 def test_the_readme_counts_and_names_the_tools() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     said = re.search(r"through (\w+) tools \(([^)]*)\)", readme)
@@ -118,8 +151,8 @@ def test_the_readme_counts_and_names_the_tools() -> None:
     assert said[1] == COUNT.get(len(names.TOOL_NAMES)) and tuple(re.findall(r"`(\w+)`", said[2])) == names.TOOL_NAMES, (
         f"README.md's first paragraph says {' '.join(said[0].split())!r}: name the {len(names.TOOL_NAMES)} tools of "
         "TOOL_NAMES (src/compact_agent/agent/tools/names.py), in its order")
-    plan = re.search(r"keeps its plan with a (\w+) \(`todo_write`\)", readme)
+    plan, want = plan_ordinal(readme), ORDINAL.get(len(names.TOOL_NAMES) + 1, "next ordinal")
     assert plan, "README.md's first paragraph no longer says 'keeps its plan with a seventh (`todo_write`)': change this test"
-    assert plan[1] == ORDINAL.get(len(names.TOOL_NAMES) + 1), (
+    assert plan[2] == want and plan[1] == article(plan[2]), (
         f"README.md's first paragraph says {' '.join(plan[0].split())!r}: todo_write comes after the "
-        f"{len(names.TOOL_NAMES)} tools of TOOL_NAMES, the {ORDINAL.get(len(names.TOOL_NAMES) + 1)}")
+        f"{len(names.TOOL_NAMES)} tools of TOOL_NAMES: {article(want)} {want}")
