@@ -31,7 +31,8 @@ async def test_paths_on_the_terminal_have_the_key_redacted(tmp_path, monkeypatch
     lines = run.out.splitlines()
     archived = [line for line in lines if line.startswith("full transcript archived at ")]
     switched = next(i for i, line in enumerate(lines) if line.startswith("window 8,000 → 4,200 · "))
-    assert len(archived) > 1 and lines[switched - 1] in archived, run.out  # the switch's, auto ones
+    made = next(i for i, line in enumerate(lines) if line.startswith("compacted to fit the new 4,200-token window"))
+    assert len(archived) > 1 and switched < made and lines[made + 1] in archived, run.out  # the switch's, auto ones
     assert all(line.startswith(f"full transcript archived at {tmp_path}/work/[REDACTED]/home/projects/")
                for line in archived), archived
     assert f"{tmp_path}/work/[REDACTED]/home/projects/" in run.out.split("/history")[-1]  # its archives

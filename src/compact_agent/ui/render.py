@@ -117,17 +117,17 @@ def compacted_text(ev: Event, took: str = "") -> str:
     sizes = f"{ev.tokens_before:,} → {ev.tokens_after:,} tokens{took}"
     what = KIND_WORDS.get(ev.action, ev.action)
     kind = f"{ev.trigger}, {what}"
-    resumed = "; automatic compaction resumed" if ev.detail.get("resumed") else ""  # made while paused
-    resumed += typed_words(ev.detail)
+    # What it did to the user's own messages, then whether it was made while automatic compaction was paused.
+    notes = typed_words(ev.detail) + ("; automatic compaction resumed" if ev.detail.get("resumed") else "")
     window = ev.detail.get("switched_window")
     if isinstance(window, int) and not isinstance(window, bool):
-        return f"compacted to fit the new {window:,}-token window ({what}): {sizes}{resumed}"
+        return f"compacted to fit the new {window:,}-token window ({what}): {sizes}{notes}"
     if ev.detail.get("reason") != "priced":
-        return f"compacted ({kind}): {sizes}{resumed}"
+        return f"compacted ({kind}): {sizes}{notes}"
     threshold = ev.detail.get("threshold")
     to = f" to the {threshold:,} threshold" if isinstance(threshold, int) else " to the threshold"
     return (f"compacted early ({kind}): {sizes}, cheaper than carrying "
-            f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}{resumed}")
+            f"{max(0, ev.tokens_before - ev.tokens_after):,} more{to}{notes}")
 
 
 def typed_words(detail: dict[str, Any]) -> str:
