@@ -68,8 +68,9 @@ from pydantic_ai.messages import (
 
 from ..compaction import cut_replies, ledger, summary
 from ..layers.previews import spill_name
-from ..plumbing import history_state, markers, rounds, tokens
+from ..plumbing import history_state, markers, media_size, rounds, tokens
 from ..plumbing.events import Event
+from ..plumbing.tool_content import CONTENT_KEY, content_text, is_tool_content, keyed_parts
 from .thinking_out import reasoning_emptied, without_thinking
 from .view import ShrinkView
 
@@ -148,8 +149,8 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     first_cut = 0
     # The user's newest request keeps at least its first words: the first message's own texts are
     # left out only when a later message, or the carried words, hold a newer one.
-    later_ask = any(isinstance(p, UserPromptPart) for m in view[1:] if isinstance(m, ModelRequest)
-                    for p in m.parts) or (first is not None and view[0] is not first)
+    later_ask = any(isinstance(p, UserPromptPart) and not is_tool_content(p) for m in view[1:]
+                    if isinstance(m, ModelRequest) for p in m.parts) or (first is not None and view[0] is not first)
     head = view[0] if view else None
     if after > limit and isinstance(head, ModelRequest) and len(view) > 1:
         for shorten in (_without_records, _heads, *((_left_out,) if later_ask else ())):
@@ -195,9 +196,11 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
     first = view[0]
     assert isinstance(first, ModelRequest)
     save: Callable[[ToolReturnPart], Path | None] | None = getattr(budget, "saved_copy", None)
-    saved: dict[str, Path | None] = {p.tool_call_id: save(p) if save is not None else None for m in view[1:]
-                                     if isinstance(m, ModelRequest) for p in m.parts
-                                     if isinstance(p, ToolReturnPart)}  # each written once, whatever the passes
+    save_text: Callable[[str, str | None], Path | None] | None = getattr(budget, "saved_text", None)
+    saved: dict[str, Path | None] = {  # each written once, whatever the passes; a tool's content as its result
+        key: (save(p) if save is not None else None) if isinstance(p, ToolReturnPart) else
+        save_text(key, content_text(p)) if save_text is not None else None
+        for m in view[1:] if isinstance(m, ModelRequest) for _, key, p in keyed_parts(m.parts)}
     keep_system = getattr(cm, "keep_system_prompts", True)
     head = [p for p in first.parts if keep_system or not isinstance(p, SystemPromptPart)]
     best: tuple[list[ModelMessage], int] | None = None
@@ -237,14 +240,25 @@ def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
 
 def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> list[str]:
     """One line per part of `message` worth a line in the folded note, each cut to `chars`;
-    `saved`: where each result's whole text is, by call id."""
+    `saved`: where each result's whole text is, by call id (a tool's content's, `CONTENT_KEY` after
+    it). A tool's content is the tool's, never "the user wrote"; a document the user attached is
+    said to be left out, by its name."""
     def cut(text: str, room: int = chars) -> str:
         text = " ".join(text.split())
         return text if len(text) <= room else text[:room] + "…"
 
     lines: list[str] = []
+    contents = {id(p): key for _, key, p in keyed_parts(message.parts) if isinstance(p, UserPromptPart)}
+    names = {p.tool_call_id: p.tool_name for p in message.parts if isinstance(p, ToolReturnPart)}
     for p in message.parts:
-        if isinstance(p, TextPart) and p.content.strip():
+        if id(p) in contents and isinstance(p, UserPromptPart):
+            key = contents[id(p)]
+            call = key[:key.rindex(CONTENT_KEY)]
+            path = saved.get(key)
+            where = f"; whole text in {path}" if path is not None else "; not saved, run it again if needed"
+            lines.append(f"{summary.one_line(names.get(call, 'the tool'))} (id {summary.one_line(call)}) also showed "
+                         f"beside its result{where}: {cut(content_text(p) or '')}")
+        elif isinstance(p, TextPart) and p.content.strip():
             lines.append("you wrote: " + cut_replies.clipped(p.content, chars))  # a mark it ends with, whole
         elif isinstance(p, ToolCallPart):
             lines.append(f"you called {summary.one_line(p.tool_name)} (id {summary.one_line(p.tool_call_id)}): {cut(p.args_as_json_str())}")
@@ -260,6 +274,11 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
             content = p.content if isinstance(p.content, str) else " ".join(c for c in p.content if isinstance(c, str))
             if content.strip():
                 lines.append("the user wrote: " + cut(content, max(chars, HEAD_CHARS)))  # their words: the longest
+            docs = [] if isinstance(p.content, str) else [c for c in p.content if media_size.is_document(c)]
+            if docs:
+                lines.append(f"the user attached {'a document' if len(docs) == 1 else f'{len(docs)} documents'}, "
+                             "left out of this request to fit the window (the saved session keeps "
+                             f"{'it' if len(docs) == 1 else 'them'}): " + "; ".join(map(media_size.document_name, docs)))
     return lines
 
 

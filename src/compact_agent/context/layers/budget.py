@@ -29,19 +29,39 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from ..plumbing import secrets, tokens
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.file_changes import changed_files
 from ..plumbing.markers import mark
 from ..plumbing.settings import CompactionSettings as Settings
+from ..plumbing.tool_content import content_text, keyed_parts, with_text
 from .previews import Tools, build_preview, cut_args, measured_text
 from .rereads import Reads, source_of
 from .spills import SpillFiles
 
 LAYER = "budget"
 SHORT_PREVIEW_CHARS = 400  # the last resort's preview, when even full previews leave a request too big
+
+
+def text_of_part(part: ToolReturnPart | UserPromptPart) -> str | None:
+    """What layer 1 measures of a result (`measured_text`) or of a tool's content beside it (its text
+    under its fence line: tool_content.py): it is held to the same limits, spilled and previewed alike."""
+    return measured_text(part) if isinstance(part, ToolReturnPart) else content_text(part)
+
+
+def measured(messages: list[ModelMessage]) -> list[tuple[int, int, str, ToolReturnPart | UserPromptPart, str]]:
+    """Every result and tool's content in `messages` with text: (message, place, key, part, text)."""
+    return [(i, j, key, p, text) for i, m in enumerate(messages) if isinstance(m, ModelRequest)
+            for j, key, p in keyed_parts(m.parts) if (text := text_of_part(p)) is not None]
 
 
 class ToolResultBudget(SpillFiles):
@@ -111,8 +131,7 @@ class ToolResultBudget(SpillFiles):
         """After a compaction: forget decisions about results that are gone for good, so the state
         (saved with every request) does not grow with the session's length. Spill files stay: a
         summary may still point at one."""
-        present = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
-                   for p in m.parts if isinstance(p, ToolReturnPart)}
+        present = {key for m in messages if isinstance(m, ModelRequest) for _, key, _ in keyed_parts(m.parts)}
         self.seen &= present
         self._missing &= present
         self.replacements = {k: v for k, v in self.replacements.items() if k in present}
@@ -203,38 +222,30 @@ class ToolResultBudget(SpillFiles):
         bytes. `short`: every result, previews included, may go down to a short head and tail, and
         then the long arguments of calls that ran. Returns the new view and the ids replaced."""
         reads = self._reads(messages)
-        sizes: list[tuple[int, int, ToolReturnPart, str]] = []
-        for i, m in enumerate(messages):
-            if isinstance(m, ModelRequest):
-                for p in m.parts:
-                    if isinstance(p, ToolReturnPart) and p.tool_call_id not in self.replacements:
-                        text = measured_text(p)
-                        if text is not None:
-                            sizes.append((len(text), i, p, text))
+        every = measured(messages)
+        sizes = [(len(text), i, key, text) for i, _, key, _, text in every if key not in self.replacements]
         freed = 0
         ids: list[str] = []
-        for _, _, part, text in sorted(sizes, key=lambda x: (-x[0], -x[1])) if not short else ():
+        for _, _, key, text in sorted(sizes, key=lambda x: (-x[0], -x[1])) if not short else ():
             if freed >= need:
                 break
-            if self._replace(part, text, reads=reads):
-                self.seen.add(part.tool_call_id)
-                freed += tokens.text_tokens(text) - tokens.text_tokens(self.replacements[part.tool_call_id])
-                ids.append(part.tool_call_id)
+            if self._replace(key, text, reads=reads):
+                self.seen.add(key)
+                freed += tokens.text_tokens(text) - tokens.text_tokens(self.replacements[key])
+                ids.append(key)
         if short and freed < need:
             chars = min(SHORT_PREVIEW_CHARS, self.settings.tool_result_preview_chars)
-            every = [(p, t) for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                     if isinstance(p, ToolReturnPart) and (t := measured_text(p)) is not None]
-            for part, text in sorted(every, key=lambda x: -len(self.replacements.get(x[0].tool_call_id, x[1]))):
+            for _, _, key, _, text in sorted(every, key=lambda x: -len(self.replacements.get(x[2], x[4]))):
                 if freed >= need:
                     break
-                shown = self.replacements.get(part.tool_call_id, text)
-                whole = self._whole_text(part, text)
+                shown = self.replacements.get(key, text)
+                whole = self._whole_text(key, text)
                 if whole is None:
                     continue
-                if self._replace(part, whole, chars, reads) and len(self.replacements[part.tool_call_id]) < len(shown):
-                    self.seen.add(part.tool_call_id)
-                    freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[part.tool_call_id])
-                    ids.append(part.tool_call_id)
+                if self._replace(key, whole, chars, reads) and len(self.replacements[key]) < len(shown):
+                    self.seen.add(key)
+                    freed += tokens.text_tokens(shown) - tokens.text_tokens(self.replacements[key])
+                    ids.append(key)
         answered = {p.tool_call_id for m in messages if isinstance(m, ModelRequest)
                     for p in m.parts if isinstance(p, ToolReturnPart)}
         if short and freed < need:  # then the long arguments of calls that ran (a file written)
@@ -270,47 +281,40 @@ class ToolResultBudget(SpillFiles):
 
     def _decide_fresh(self, message: ModelRequest, limits: tuple[int, int], reads: Reads) -> dict[str, str]:
         """Judge the results of `message` not seen before; returns {id: "spill"|"truncate"} for new replacements."""
-        fresh: list[tuple[int, ToolReturnPart, str]] = []
-        for i, part in enumerate(message.parts):
-            if not isinstance(part, ToolReturnPart) or part.tool_call_id in self.seen:
-                continue
-            text = measured_text(part)  # a result's text, or the text beside its files (images)
-            if text is not None:
-                fresh.append((i, part, text))
+        # A result's text, or the text beside its files (images); a tool's content beside its result too.
+        fresh = [(i, key, text) for i, key, part in keyed_parts(message.parts)
+                 if key not in self.seen and (text := text_of_part(part)) is not None]
         if not fresh:
             return {}
         decided: dict[str, str] = {}
         size: dict[str, int] = {}
-        for _, part, text in fresh:
-            size[part.tool_call_id] = len(text)
+        for _, key, text in fresh:
+            size[key] = len(text)
             if len(text) > limits[0]:
-                action = self._replace(part, text, reads=reads)
+                action = self._replace(key, text, reads=reads)
                 if action:
-                    decided[part.tool_call_id] = action
-                    size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
+                    decided[key] = action
+                    size[key] = len(self.replacements[key])
         # Largest first, position breaking ties, so the choice is the same on every run.
-        candidates = sorted(
-            (p for p in fresh if p[1].tool_call_id not in decided), key=lambda p: (-len(p[2]), p[0])
-        )
+        candidates = sorted((p for p in fresh if p[1] not in decided), key=lambda p: (-len(p[2]), p[0]))
         limit = limits[1]
-        for _, part, text in candidates:
+        for _, key, text in candidates:
             if sum(size.values()) <= limit:
                 break
-            action = self._replace(part, text, reads=reads)
+            action = self._replace(key, text, reads=reads)
             if action:
-                decided[part.tool_call_id] = action
-                size[part.tool_call_id] = len(self.replacements[part.tool_call_id])
-        self.seen.update(part.tool_call_id for _, part, _ in fresh)
+                decided[key] = action
+                size[key] = len(self.replacements[key])
+        self.seen.update(key for _, key, _ in fresh)
         return decided
 
-    def _replace(self, part: ToolReturnPart, text: str, preview_chars: int | None = None,
+    def _replace(self, call_id: str, text: str, preview_chars: int | None = None,
                  reads: Reads | None = None) -> str | None:
         """Spill `text` and remember its preview; None when a preview would not be smaller. A read's
         result that can be read again from its file (`reads`, rereads.py) gets a note naming that
         file; its copy is spilled all the same, for a shorter preview cut later (`_whole_text`)."""
         preview_chars = self.settings.tool_result_preview_chars if preview_chars is None else preview_chars
         text = secrets.redact(text)  # as the file holds it: the preview's byte offsets are the file's
-        call_id = part.tool_call_id
         source = source_of(reads, call_id, text, self.tools.get)
 
         def preview(path: Path | None) -> str:
@@ -338,17 +342,21 @@ class ToolResultBudget(SpillFiles):
         """The request with every remembered replacement applied; the same object if none applies."""
         parts = list(message.parts)
         changed = False
-        for i, part in enumerate(parts):
-            if isinstance(part, ToolReturnPart) and part.tool_call_id in self.replacements:
-                if part.tool_call_id in self._missing:
-                    self._respill(part)
-                info = self.actions.get(part.tool_call_id, {"action": "spill"})
-                shown = self.replacements[part.tool_call_id]
+        for i, key, part in keyed_parts(parts):
+            if key not in self.replacements:
+                continue
+            if key in self._missing:
+                self._respill(key, text_of_part(part))
+            shown = self.replacements[key]
+            if isinstance(part, UserPromptPart):  # a tool's content: the preview under its fence line
+                parts[i] = with_text(part, shown)
+            else:
+                info = self.actions.get(key, {"action": "spill"})
                 files = part.files  # kept beside the preview of their text, as the tool returned them
                 parts[i] = replace(
                     part,
-                    content=[shown, *files] if files else shown,  # type: ignore[arg-type]  # a preview, then the files
+                    content=[shown, *files] if files else shown,  # a preview, then the files
                     metadata=mark(part.metadata, LAYER, info),
                 )
-                changed = True
+            changed = True
         return replace(message, parts=parts) if changed else message

@@ -35,6 +35,7 @@ from ..plumbing.file_changes import copied_ids as copied_ids
 from ..plumbing.markers import DIGEST_HEADER as DIGEST_HEADER
 from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, tool_mark
 from ..plumbing.markers import RESTORED as RESTORED
+from ..plumbing.media_size import document_name, is_document
 from ..plumbing.result_text import result_lines
 
 Digest = Callable[[list[ModelMessage]], str]
@@ -74,7 +75,8 @@ def _prompt_str(part: UserPromptPart) -> str:
             out.append(x if isinstance(x, str) else x.content)
         else:
             media = str(getattr(x, "media_type", "") or "")
-            out.append("[image]" if media.startswith("image/") else f"[{getattr(x, 'kind', 'file')}]")
+            out.append("[image]" if media.startswith("image/") else f"[a document left out: {document_name(x, size=False)}]"
+                       if is_document(x) else f"[{getattr(x, 'kind', 'file')}]")
     return " ".join(out)
 
 

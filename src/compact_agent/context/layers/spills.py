@@ -37,7 +37,7 @@ from pydantic_ai.messages import ToolReturnPart
 from ..plumbing import secrets
 from ..plumbing.markers import write_private
 from ..plumbing.regular_file import OWN_FILE_CAP, read_capped
-from .previews import measured_text, spill_name, text_of
+from .previews import spill_name, text_of
 from .rereads import Numbered, copy_view
 
 log = logging.getLogger(__name__)
@@ -167,11 +167,11 @@ class SpillFiles:
                 log.warning("could not spill tool result %s to %s: %s", call_id, path, e)
                 self._missing.add(call_id)
 
-    def _respill(self, part: ToolReturnPart) -> None:
-        """Write a missing spill file again from the full result the session kept (same path, same
-        preview, so the prompt does not change)."""
-        self._missing.discard(part.tool_call_id)
-        path, text = self._own_spill(part.tool_call_id), measured_text(part)
+    def _respill(self, call_id: str, text: str | None) -> None:
+        """Write a missing spill file again from the full result the session kept, `text` (same path,
+        same preview, so the prompt does not change); `call_id`: a result's, or a tool's content's."""
+        self._missing.discard(call_id)
+        path = self._own_spill(call_id)
         if path is None or text is None or not self._writes:
             return
         try:
@@ -179,12 +179,13 @@ class SpillFiles:
         except OSError as e:
             log.warning("could not write the spilled tool result %s again: %s", path, e)
 
-    def _whole_text(self, part: ToolReturnPart, shown: str) -> str | None:
+    def _whole_text(self, call: str | ToolReturnPart, shown: str) -> str | None:
         """The whole text of a result a view may show as a preview: `shown` when it is not one,
         else what its spill file holds (a shorter preview is cut from the whole text, and the file
         keeps it: cut from the preview, it would overwrite the file with the preview). None when a
-        preview's text was never saved and the file is not ours."""
-        call_id = part.tool_call_id
+        preview's text was never saved and the file is not ours. `call`: a result, or the key of one
+        or of a tool's content (tool_content.py `keyed_parts`)."""
+        call_id = call if isinstance(call, str) else call.tool_call_id
         if call_id not in self.replacements:
             return shown
         path = self._own_spill(call_id)
@@ -204,10 +205,13 @@ class SpillFiles:
         """Where the whole text of `part` (as a view shows it) can be read back: its spill file, or
         one written now for a result shown whole. None without a spill folder, for a preview that
         was not saved, for images, or when the write fails. Nothing is frozen: the view is as before."""
-        call_id = part.tool_call_id
+        return self.saved_text(part.tool_call_id, text_of(part))
+
+    def saved_text(self, call_id: str, text: str | None) -> Path | None:
+        """`saved_copy` of a result, or of a tool's content, by its key (`call_id`) and its `text`."""
         if call_id in self.replacements:
             return self._own_spill(call_id)
-        path, text = self._path(call_id), text_of(part)
+        path = self._path(call_id)
         if path is None or text is None:
             return None
         try:

@@ -32,16 +32,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from . import media_size
 from .identity_memo import IdentityMemo
 from .silent_cut import CutWatch
 from .thinking import ThinkingCounts
 
 CHARS_PER_TOKEN = 4.0
 PER_MESSAGE_OVERHEAD = 4
-#: An image, whatever its size: Anthropic's vision guide puts an image at (width x height) / 750 tokens
-#: and scales larger ones down to about 1.15 megapixels, about 1,600 tokens; OpenAI's high-detail
-#: 512-pixel tiles come to 765 for 1024x1024. The larger figure: an estimate must not under-count.
-IMAGE_TOKENS = 1_600
+IMAGE_TOKENS = media_size.IMAGE_TOKENS  # an image, whatever its size; a document counts by its size (media_size.py)
 AVAILABLE = "The following tool(s) are now available: "  # pydantic-ai's words for tools that joined the run
 
 _memo: IdentityMemo[int] = IdentityMemo()
@@ -52,13 +50,13 @@ def text_tokens(text: str) -> int:
 
 
 def _content_chars(content: Any) -> tuple[int, int]:
-    """(characters, extra tokens) of a part's content; binary media count as a fixed token cost."""
+    """(characters, extra tokens) of a part's content: images a fixed token cost, documents their size."""
     if content is None:
         return 0, 0
     if isinstance(content, str):
         return len(content), 0
     if isinstance(content, BinaryContent):
-        return 0, IMAGE_TOKENS
+        return media_size.document_size(content)
     if isinstance(content, (list, tuple)):
         chars = extra = 0
         for item in content:
@@ -119,7 +117,8 @@ _media_memo: IdentityMemo[int] = IdentityMemo()
 
 
 def media_tokens(messages: Iterable[ModelMessage]) -> int:
-    """Estimated tokens of the images and other media in `messages`: a flat `IMAGE_TOKENS` each, where
+    """Estimated tokens of the images and other media in `messages`: a flat `IMAGE_TOKENS` each (a PDF
+    `PDF_PAGE_TOKENS` a page: media_size.py), where
     providers count most far fewer (OpenAI's low detail 85, Gemini 258): what a report cannot be judged
     by (Calibration.observe's `flat`). Memoised by message, as `message_tokens` is."""
     total = 0
