@@ -1,3 +1,11 @@
+"""The compactor (context/compaction/compactor.py): a full compaction shrinks the history into its
+compaction message and a verbatim tail without splitting a tool call from its result, keeps the
+user's words, archives first (and changes nothing when it cannot), refuses a result that is not
+smaller, drops the oldest rounds of a summary request too long for the model, and compacts part of
+the history (`--from`, `--up-to`) keeping the rest byte for byte. Also its cuts: media stripped,
+adjacent requests joined, the tail's start."""
+
+
 from __future__ import annotations
 
 from pathlib import Path

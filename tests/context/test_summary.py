@@ -1,3 +1,9 @@
+"""The summary (context/compaction/summary.py): the prompt that asks for it, reading the model's
+reply, and the compaction message around it. The user's own messages are listed by the program, byte
+for byte and within their budget (newest first, each keeping at least its head); tool output and
+earlier records are quoted as data that no look-alike tag or header can close or forge."""
+
+
 from __future__ import annotations
 
 import re

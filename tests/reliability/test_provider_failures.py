@@ -1,6 +1,6 @@
 """Provider failures, injected by the fake server: bounded retries, one clear line, session intact.
 
-Who retries (see compact_agent/agent/retry.py): the SDK retries 429/5xx/connection errors twice
+Who retries (see compact_agent/agent/run/retry.py): the SDK retries 429/5xx/connection errors twice
 with backoff, honouring retry-after; our TransientRetry retries malformed (non-JSON) replies twice.
 So a failure that persists costs exactly 3 requests, and a turn that fails leaves the session
 loadable with the user's prompt saved. The circuit breaker counts compaction failures only.

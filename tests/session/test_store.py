@@ -1,3 +1,9 @@
+"""The session store (session/store.py): a session's JSONL transcript, appended line by line and
+loaded back; an archive before a rewrite; corrupt, duplicate and newer lines skipped with a warning;
+a torn last line not joined to the next; one process at a time (a lock); sessions listed newest
+first; and a session that saved nothing leaves no folder behind, nor its events."""
+
+
 from __future__ import annotations
 
 import json
