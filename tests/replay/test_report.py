@@ -20,13 +20,32 @@ from pydantic_ai.usage import RequestUsage
 from compact_agent.context.compaction import summary
 from compact_agent.models import PRICING
 from compact_agent.replay import report
+from compact_agent.replay.baselines import STRATEGIES
 from compact_agent.replay.finding import find_files
 from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.metrics import measure, request_cost
-from compact_agent.replay.plot import svg
+from compact_agent.replay.plot import COLORS, svg
 from compact_agent.replay.retention import Truth, changed_paths, retention_of
 from compact_agent.replay.simulate import Request, StrategyRun, view_text
 from compact_agent.session.store import SessionStore
+
+#: The strategies the analyzer runs, in its order, as the JSON and the chart give them.
+NAMES = ["ours", "none", "seed000", "seed000-submit", "codex", "masking", "opencode", "gemini", "cline", "anthropic-clear"]
+
+
+def strategy_list_problems(ran: list[str], colours: dict[str, str]) -> list[str]:
+    """What a strategy added to or removed from the analyzer leaves to change, in words that say where:
+    NAMES here, and a colour in replay/plot.py's COLORS for its line of the chart."""
+    problems = []
+    if ran != NAMES:
+        problems.append(f"the analyzer ran {ran}, NAMES in tests/replay/test_report.py says {NAMES}: "
+                        "a strategy added to baselines.STRATEGIES (src/compact_agent/replay/baselines.py) or taken "
+                        "out of it goes in NAMES (or out of it) too, in the order STRATEGIES gives")
+    if uncoloured := [n for n in ran if n not in colours]:
+        problems.append(f"give {', '.join(uncoloured)} a colour of its own for its line of the chart: COLORS in "
+                        "src/compact_agent/replay/plot.py (one no other line has, with 3:1 contrast on white)")
+    return problems
+
 
 # --- cost ------------------------------------------------------------------------------------------------
 
@@ -114,8 +133,8 @@ async def test_json_has_every_figure_per_strategy_and_totals(tmp_path: Path):
     data = report.to_json(analysis)
     json.dumps(data)
     names = [r["strategy"] for r in data["transcripts"][0]["results"]]
-    assert names == ["ours", "none", "seed000", "seed000-submit", "codex", "masking", "opencode", "gemini", "cline",
-                     "anthropic-clear"]
+    problems = strategy_list_problems(names, COLORS)
+    assert not problems, "; ".join(problems)
     ours = data["transcripts"][0]["results"][0]
     for key in ("requests", "peak", "mean", "over_window", "compactions", "input_tokens", "cached_tokens",
                 "output_tokens", "cost", "summary_share", "freed_per_request", "compaction_freed",
@@ -284,15 +303,24 @@ async def test_a_real_model_makes_every_summary_and_notes_call(tmp_path: Path):
 
 
 def test_every_strategy_has_its_own_colour_readable_on_white():
-    from compact_agent.replay.baselines import STRATEGIES
-    from compact_agent.replay.plot import COLORS
-
     def luminance(hex_colour: str) -> float:
         channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
         lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
         return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
-    assert set(STRATEGIES) <= set(COLORS)
-    assert len({COLORS[s] for s in STRATEGIES}) == len(STRATEGIES)  # no two lines alike
+    problems = strategy_list_problems(list(STRATEGIES), COLORS)
+    assert not problems, "; ".join(problems)
+    alike = sorted(s for s in STRATEGIES if [COLORS[t] for t in STRATEGIES].count(COLORS[s]) > 1)
+    assert not alike, f"{', '.join(alike)} share a colour (COLORS in src/compact_agent/replay/plot.py): no two lines alike"
     for name in STRATEGIES:  # WCAG's 3:1 for the lines of a chart against its white background
-        assert 1.05 / (luminance(COLORS[name]) + 0.05) >= 3.0, (name, COLORS[name])
+        assert 1.05 / (luminance(COLORS[name]) + 0.05) >= 3.0, (
+            f"{name}'s colour {COLORS[name]} is too light on white (under 3:1): a darker one in COLORS, "
+            "src/compact_agent/replay/plot.py")
+
+
+def test_a_strategy_added_is_said_with_the_places_to_change():
+    ran = [*NAMES[:3], "newcomer", *NAMES[3:]]
+    said = " ".join(strategy_list_problems(ran, COLORS))
+    assert "NAMES in tests/replay/test_report.py" in said and "baselines.STRATEGIES" in said
+    assert "give newcomer a colour" in said and "COLORS in src/compact_agent/replay/plot.py" in said
+    assert strategy_list_problems(NAMES, COLORS) == []
