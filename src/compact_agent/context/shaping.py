@@ -127,6 +127,26 @@ def tentative(cm: ManagerState, messages: list[ModelMessage], kept: Collection[s
     return Tentative(shaped, pairs, steps)
 
 
+def foreseen(cm: ManagerState, messages: list[ModelMessage]) -> list[Event]:
+    """The layers' decisions the next request of `messages` would make that no request has made yet:
+    the events a look at its view (`tentative`) decides, each with the saving that request would
+    count for it (`freed`, as `_commit` counts it), changing nothing. /context, /status and a
+    toolbar show the view a look shapes, so their figure drops as soon as a look decides; an
+    application that says what the layers freed only from the events a request emits says it a
+    request later (the REPL: a turn later, the figure halved with nothing said)."""
+    look = tentative(cm, messages)
+    ok = [step for step in look.steps if step.error is None]
+    grown = [0 if cm._rebaseline and not step.events
+             else look.shaped.savings.get(step.layer.name, 0) - cm._prev_savings.get(step.layer.name, 0) for step in ok]
+    out: list[Event] = []
+    for step, freed in zip(ok, _net(grown), strict=True):
+        for ev in step.events:
+            if ev.freed is None:
+                ev.freed, freed = max(0, freed), 0
+            out.append(ev)
+    return out
+
+
 def scratch(layer: Any) -> Any | None:
     """A copy of `layer` whose decisions go nowhere: its own `scratch()`, else a deep copy; None
     (the look goes without it) when it cannot be copied."""

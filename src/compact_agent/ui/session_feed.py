@@ -10,6 +10,7 @@ Nothing here imports pydantic-ai: the REPL module loads without it (repl_start.p
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -45,6 +46,9 @@ class SessionFeed:
         #: line waits (`switched`) to come after the line saying why (`say_switched`)
         self.switching = False
         self.switched: list[Event] = []
+        #: (layer, call id) → its share of a saving said at a turn's end, before a request decided it
+        #: (`foretell`): that request's event is not said again
+        self.foretold: dict[tuple[str, str], int] = {}
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -67,6 +71,7 @@ class SessionFeed:
             # what the layers left out for that window before it (`say_switched`). Said as it came, it
             # stood above that line, as if it had come first and of itself.
             self.switched.append(ev)
+            self.foretold.clear()  # the results it named are gone, or kept to be decided afresh
             if self.compact_status is not None:
                 self.compact_status.stop()
                 self.compact_status = None
@@ -74,6 +79,8 @@ class SessionFeed:
                 view._spin("thinking")
         elif ev.layer == "compact":
             self.stop_status()
+            if ev.action not in ("failed", "blocked"):
+                self.foretold.clear()  # the results it named are gone, or kept to be decided afresh
             if view is not None:
                 view.stop()
             self.say_gathered()  # what the layers freed before it, above its line
@@ -91,12 +98,13 @@ class SessionFeed:
                 self.after.append(problem)
             else:  # a server's line names where to check, `[mcp_servers.NAME]`: not markup
                 self.console.print(problem, style="yellow", markup=ev.layer != "mcp")
-        elif ev.tokens_freed and render.layer_line(ev) is not None:
+        elif ev.tokens_freed and render.layer_line(ev) is not None and (news := self._news(ev)) is not None:
             s = self._session()
             # Decided between turns (the toolbar's measure): said in the turn it shapes. In a turn:
             # said as it ends, one line per kind (a file read again, one request at a time, was a
-            # line each); a kind's saving under a hundredth of the window is not said.
-            (self.held if view is None else self.gathered).add(ev, s.messages if s else [], s.cwd if s else None)
+            # line each); a kind's saving under a hundredth of the window is not said. What a turn's
+            # end said of it already (`foretell`) is not said again.
+            (self.held if view is None else self.gathered).add(news, s.messages if s else [], s.cwd if s else None)
 
     def _waiting(self, ev: Event, view: TurnView | None) -> None:
         """A turn or command that waits for the MCP servers still starting says which: a message sent
@@ -143,13 +151,49 @@ class SessionFeed:
             self.console.print(line, style="dim")
 
     def say_after(self) -> None:
-        """At a turn's end: what the layers freed in it, then the server's window learned from one of
-        its replies. Said when it was learned, the line stood inside the answer the REPL was still
-        writing out."""
+        """At a turn's end: what the layers freed in it, and what they will free from the next request
+        (`foretell`), then the server's window learned from one of its replies. Said when it was
+        learned, the line stood inside the answer the REPL was still writing out."""
+        self.foretell()
         self.say_gathered()
         for line in self.after:
             self.console.print(line, style="yellow")
         self.after.clear()
+
+    def foretell(self) -> None:
+        """Count in the turn's tally what the layers will free from the next request, decided by the
+        look that shapes the toolbar's figure (shaping.foreseen): the model has now seen the results
+        they clear or fold. Said only from that request's event, the line came a turn after the
+        figure under the prompt had dropped (`context 2.5k` then `1.3k`, nothing said why). That
+        request's event is then not said again (`_news`)."""
+        s = self._session()
+        if s is None:
+            return
+        try:
+            from ..context.shaping import foreseen  # late: the REPL starts before pydantic-ai loads
+
+            events = foreseen(s.cm, list(s.messages))
+        except Exception:  # noqa: BLE001 - a look at the next request must never break the REPL
+            return
+        for ev in events:
+            if not ev.ids or not ev.tokens_freed or render.layer_line(ev) is None or (
+                    new := self._news(ev, take=False)) is None:  # a turn's end said it, and no request made it yet
+                continue  # one without results to know its request's event by is said when that is made
+            for i in new.ids:
+                self.foretold[(ev.layer, i)] = new.tokens_freed // len(new.ids)
+            self.gathered.add(new, s.messages, s.cwd)
+
+    def _news(self, ev: Event, *, take: bool = True) -> Event | None:
+        """`ev` less what `foretell` said of it: None where it said it all; the results it did not
+        name, and the saving less theirs, where it said a part. `take`: those said are taken off the
+        list (`ev` is the request's event that made the decision)."""
+        said = [i for i in ev.ids if (ev.layer, i) in self.foretold]
+        if not said:
+            return ev
+        share = sum((self.foretold.pop if take else self.foretold.__getitem__)((ev.layer, i)) for i in said)
+        if len(said) == len(ev.ids):
+            return None
+        return replace(ev, ids=[i for i in ev.ids if i not in said], freed=max(0, ev.tokens_freed - share))
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if "instruction" in info:  # an instruction file written without a question (permissions.py)
