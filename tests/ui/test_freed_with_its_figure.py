@@ -19,6 +19,7 @@ from compact_agent.ui.toolbar import status_line
 from tests.e2e.test_resumed_layer_savings import numbers
 
 from .repl_driver import drive
+from .test_commands_terminal import answer
 
 CLEARED = re.compile(r"context: old tool results cleared \((\d) results?\), freed ([\d,]+) tokens")
 
@@ -53,14 +54,36 @@ async def test_a_saving_is_said_in_the_turn_whose_end_shows_it(tmp_path, monkeyp
     assert int(freed.replace(",", "")) > 3_000, freed
 
 
+
+async def test_a_fold_is_said_in_the_turn_whose_end_shows_it(tmp_path) -> None:
+    """A fold of rounds without tool calls names no result; it is said at the end of the turn after
+    which the figure halves (`context 10.2k` then `5.0k`), not under the next one."""
+    prompts = iter(range(20))
+
+    def at_prompt() -> None:
+        repl = running[-1]
+        shown = status_line(repl.session) if repl.session is not None else ""
+        repl.console.print(f"PROMPT {next(prompts)} [{shown}]", markup=False, highlight=False)
+
+    run = await drive(tmp_path, answer, [f"turn {i}\r" for i in range(10)], context_window=16_000, at_prompt=at_prompt)
+    turns = re.split(r"^PROMPT \d+ .*$", run.out, flags=re.MULTILINE)  # turns[k]: what came before prompt k
+    figures = {int(n): float(f) for n, f in re.findall(r"^PROMPT (\d+) .*context (\d+\.\d)k/", run.out, re.MULTILINE)}
+    drop = next(k for k in sorted(figures)[1:] if figures[k] < figures[k - 1] * 0.7)  # the figure halves
+    folded = [k for k, said in enumerate(turns) if "context: old rounds folded into a digest" in said]
+    assert folded == [drop], (folded, figures, run.out)
+
 def test_a_request_says_only_what_the_turn_end_did_not() -> None:
     console = Console(record=True, width=200, file=io.StringIO())
     feed = SessionFeed(console, lambda: None, lambda: 10_000)
     feed.foretold = {("microcompact", "a"): 1_000, ("microcompact", "c"): 500}
     feed.on_event(Event("microcompact", "clear", 5_000, 2_000, ids=["a", "b"]))  # "a" was said, "b" was not
     feed.on_event(Event("microcompact", "clear", 2_000, 1_500, ids=["c"]))  # said whole
+    # A fold naming no result: said less what the turn's end said of the layer's such decisions.
+    feed.foretold[("collapse", "")] = 6_000
+    feed.on_event(Event("collapse", "commit", 9_000, 2_600))
     feed.say_held()
-    assert console.export_text().splitlines() == ["context: old tool results cleared (1 result), freed 2,000 tokens"]
+    assert console.export_text().splitlines() == ["context: old tool results cleared (1 result), freed 2,000 tokens",
+                                                  "context: old rounds folded into a digest, freed 400 tokens"]
     assert feed.foretold == {}
 
 

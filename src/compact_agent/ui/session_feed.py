@@ -47,7 +47,8 @@ class SessionFeed:
         self.switching = False
         self.switched: list[Event] = []
         #: (layer, call id) → its share of a saving said at a turn's end, before a request decided it
-        #: (`foretell`): that request's event is not said again
+        #: (`foretell`): that request's event is not said again; (layer, "") → the tokens said of the
+        #: layer's decisions that name no result (a fold of rounds without tool calls)
         self.foretold: dict[tuple[str, str], int] = {}
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
@@ -176,17 +177,29 @@ class SessionFeed:
         except Exception:  # noqa: BLE001 - a look at the next request must never break the REPL
             return
         for ev in events:
-            if not ev.ids or not ev.tokens_freed or render.layer_line(ev) is None or (
+            if not ev.tokens_freed or render.layer_line(ev) is None or (
                     new := self._news(ev, take=False)) is None:  # a turn's end said it, and no request made it yet
-                continue  # one without results to know its request's event by is said when that is made
+                continue
             for i in new.ids:
                 self.foretold[(ev.layer, i)] = new.tokens_freed // len(new.ids)
+            if not new.ids:
+                self.foretold[(ev.layer, "")] = self.foretold.get((ev.layer, ""), 0) + new.tokens_freed
             self.gathered.add(new, s.messages, s.cwd)
 
     def _news(self, ev: Event, *, take: bool = True) -> Event | None:
         """`ev` less what `foretell` said of it: None where it said it all; the results it did not
         name, and the saving less theirs, where it said a part. `take`: those said are taken off the
-        list (`ev` is the request's event that made the decision)."""
+        list (`ev` is the request's event that made the decision). A decision that names no result
+        (a fold of rounds without tool calls, made again with the request's own range) is said less
+        the tokens said of the layer's such decisions."""
+        if not ev.ids:
+            credit = self.foretold.get((ev.layer, ""), 0)
+            used = min(credit, ev.tokens_freed)
+            if take and used and credit > used:
+                self.foretold[(ev.layer, "")] = credit - used
+            elif take and used:
+                del self.foretold[(ev.layer, "")]
+            return ev if not used else None if used == ev.tokens_freed else replace(ev, freed=ev.tokens_freed - used)
         said = [i for i in ev.ids if (ev.layer, i) in self.foretold]
         if not said:
             return ev
