@@ -3,8 +3,9 @@
 `compact_now` compacts between runs, so no run counts its summary request: a caller adding up what
 a conversation spent (the `result.usage` of each run) left every `/compact` out, with no way to put
 it in but reading the compaction event's tokens, and no limit held it. It takes a `RunUsage` as
-`agent.run(usage=...)` does, and adds to it what its summary requests used (requests, tokens, cost);
-`usage_limits` hold for them, counted from that usage, as in a run but with no step's request after.
+`agent.run(usage=...)` does, and adds to it what its summary requests used (tokens, cost: not to its
+`requests`, pydantic-ai's count of the agent's steps, as in a run); `usage_limits`' token and cost
+limits hold for them, counted from that usage, as in a run.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ async def test_the_summary_is_added_to_the_usage_given() -> None:
     compacted = await cm.compact_now(messages, usage=usage)
     assert len(compacted) < len(messages) and provider.summaries == 1
     assert (usage.requests, usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (
-        3 + 1, 500 + SUMMARY.input_tokens, SUMMARY.cache_read_tokens, 40 + SUMMARY.output_tokens)
+        3, 500 + SUMMARY.input_tokens, SUMMARY.cache_read_tokens, 40 + SUMMARY.output_tokens)
     assert usage.cost == SUMMARY.cost
     said = [e.detail["usage"] for e in events if isinstance(e, CompactionEvent)]
     assert said == [{"requests": 1, "input_tokens": SUMMARY.input_tokens,
@@ -76,16 +77,18 @@ async def test_usage_limits_hold_for_the_summary_and_leave_the_history_as_it_was
     cm, provider, messages, _ = await history()
     store = cm.store
     held = list(store.messages)  # type: ignore[attr-defined]
-    with pytest.raises(UsageLimitExceeded, match="request_limit of 3"):
-        await cm.compact_now(messages, usage=RunUsage(requests=3), usage_limits=UsageLimits(request_limit=3))
+    with pytest.raises(UsageLimitExceeded, match="total_tokens_limit of 500"):  # past it already: not sent
+        await cm.compact_now(messages, usage=RunUsage(requests=3, input_tokens=600),
+                             usage_limits=UsageLimits(total_tokens_limit=500))
     assert provider.summaries == 0 and not cm.compactions
     assert store.messages == held and store.archives == []  # type: ignore[attr-defined]
-    # One request left in the limit: the summary is sent, and a token limit holds after it.
+    # Within it: the summary is sent, and the token limit holds after it.
     with pytest.raises(UsageLimitExceeded, match="total_tokens_limit"):
         await cm.compact_now(messages, usage=RunUsage(requests=2), usage_limits=UsageLimits(
-            request_limit=3, total_tokens_limit=SUMMARY.total_tokens - 1))
+            total_tokens_limit=SUMMARY.total_tokens - 1))
     assert provider.summaries == 1 and not cm.compactions and store.messages == held  # type: ignore[attr-defined]
-    compacted = await cm.compact_now(messages, usage_limits=UsageLimits(request_limit=1))  # counted from none
+    # The request limit counts the agent's steps, of which a summary is none.
+    compacted = await cm.compact_now(messages, usage=RunUsage(requests=3), usage_limits=UsageLimits(request_limit=3))
     assert len(compacted) < len(messages) and provider.summaries == 2
 
 

@@ -1,12 +1,12 @@
-"""The session notes' requests count in the run that waits for them, as its summary requests do.
+"""What the session notes' requests use counts in the run that waits for them, as its summaries' does.
 
 The library's notes (`CompactionSettings(memory_enabled=True)`) are written by the run's model
 beside the run, which waits for them before it returns. Their requests were counted nowhere: a run
-with notes on sent requests `result.usage` left out, and went past its `request_limit` with nothing
-said. They are added to the run's usage now, and one the run's `request_limit` has no room for is
-not sent (a failed update, tried again later). Not counted: notes a run does not wait for
-(`notes_in_background=True`, they may end after it), and notes wired in (`Internals.memory`: the
-terminal agent counts its own).
+with notes on sent requests whose tokens `result.usage` left out. Their tokens and cost are added to
+the run's usage now; they are not among its `requests` (pydantic-ai's count of the agent's steps,
+what `request_limit` bounds), so a limit the agent's steps fit leaves room for them. Not counted:
+notes a run does not wait for (`notes_in_background=True`, they may end after it), and notes wired
+in (`Internals.memory`: the terminal agent counts its own).
 """
 
 from __future__ import annotations
@@ -74,20 +74,20 @@ async def test_the_runs_usage_counts_the_notes_requests() -> None:
     result = await agent_for(provider, cm).run("Read the pages.")
     assert result.output == "done" and provider.asked["notes"] >= 2
     usage = result.usage
-    assert usage.requests == sum(provider.asked.values()) == provider.billed.requests
+    assert usage.requests == provider.asked["main"] == STEPS + 1  # the agent's steps
     assert (usage.input_tokens, usage.output_tokens) == (provider.billed.input_tokens, provider.billed.output_tokens)
-    assert notes_said(events).requests == provider.asked["notes"]
+    assert notes_said(events).requests == provider.asked["notes"]  # how many: their events say
 
 
-async def test_a_request_limit_counts_the_notes_requests() -> None:
-    unlimited = Provider()
-    await agent_for(unlimited, ContextManager(window=8_000, settings=SETTINGS)).run("Read the pages.")
-    without_notes = unlimited.asked["main"] + unlimited.asked["summary"]  # what the run's own requests take
+async def test_a_request_limit_the_agents_steps_fit_leaves_room_for_the_notes() -> None:
     provider, events = Provider(), list[Event]()
     cm = ContextManager(window=8_000, settings=SETTINGS, event_handler=events.append)
-    with pytest.raises(UsageLimitExceeded, match=f"request_limit of {without_notes}"):
-        await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=without_notes))
-    assert provider.asked["notes"] >= 1 and provider.billed.requests <= without_notes
+    result = await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=STEPS + 1))
+    assert result.output == "done" and provider.asked["notes"] >= 2 and provider.asked["main"] == STEPS + 1
+    assert not [e for e in events if e.layer == "memory" and e.action == "failed"]
+    with pytest.raises(UsageLimitExceeded, match=r"^The next request would exceed the request_limit of 12\. "):
+        await agent_for(Provider(), ContextManager(window=8_000, settings=SETTINGS)).run(
+            "Read the pages.", usage_limits=UsageLimits(request_limit=STEPS))
 
 
 @pytest.mark.parametrize("how", ["in the background", "wired in"])
@@ -101,26 +101,20 @@ async def test_notes_a_run_does_not_wait_for_or_wired_in_are_not_the_runs(how: s
     result = await agent_for(provider, cm).run("Read the pages.")
     await cm.drain()
     assert provider.asked["notes"] >= 1
-    assert result.usage.requests == provider.asked["main"] + provider.asked["summary"]
+    assert result.usage.requests == provider.asked["main"]
     if how == "in the background":  # what they used is said all the same, by their events
         assert notes_said(events).requests == provider.asked["notes"]
         assert notes_said(events).total_tokens + result.usage.total_tokens == provider.billed.total_tokens
 
 
-@pytest.mark.parametrize("room", [False, True])
-async def test_a_notes_request_the_request_limit_has_no_room_for_is_not_sent(room: bool) -> None:
-    """Notes updated at the run's end (its answer): a run that used its `request_limit` up to that
-    answer has no room for them, and they are not sent (a failed update, said as one); one with room
-    sends them, counted."""
+async def test_notes_at_the_runs_end_are_sent_with_the_request_limit_used_up() -> None:
+    """Notes updated at the run's end (its answer), in a run that used its `request_limit` up to that
+    answer: sent (they were refused as past the limit, a failed update), their tokens counted."""
     at_the_end = CompactionSettings(memory_enabled=True, memory_update_tokens=1, memory_update_tool_calls=1_000,
                                     memory_start_fraction=0.0)
     provider, events = Provider(), list[Event]()
-    limit = STEPS + 1 + (2 if room else 0)  # the run's own requests: its steps and its answer
     cm = ContextManager(window=64_000, settings=at_the_end, event_handler=events.append)
-    result = await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=limit))
-    assert result.output == "done" and not cm.compactions
-    assert provider.asked["notes"] == (1 if room else 0)
-    assert result.usage.requests == provider.billed.requests == STEPS + 1 + provider.asked["notes"]
-    failed = [e.detail["error"] for e in events if e.layer == "memory" and e.action == "failed"]
-    assert len(failed) == (0 if room else 1)
-    assert all(f.startswith(f"The next request would exceed the request_limit of {limit}") for f in failed)
+    result = await agent_for(provider, cm).run("Read the pages.", usage_limits=UsageLimits(request_limit=STEPS + 1))
+    assert result.output == "done" and not cm.compactions and provider.asked["notes"] == 1
+    assert result.usage.requests == STEPS + 1 and result.usage.total_tokens == provider.billed.total_tokens
+    assert not [e for e in events if e.layer == "memory" and e.action == "failed"]

@@ -1,12 +1,13 @@
-"""A run's `request_limit` reached because a summary request counted toward it says so.
+"""A run's `request_limit` counts the agent's steps only; a token limit the summaries took it past says so.
 
-A compaction's summary request made during a run is one of the run's requests (`result.usage`
-counts it, and the run's `UsageLimits` hold for it: compaction/in_run.py), as pydantic-ai counts
-the requests of an agent a tool delegates to with `usage=ctx.usage`. What a user saw was
-pydantic-ai's own line, "The next request would exceed the request_limit of 15", from a run whose
-agent had made 14 requests: one request early, and nothing said of the summary that took the
-fifteenth. The error now names it: the one raised before a summary the limit leaves no room for,
-and pydantic-ai's own at a later step, once a summary was counted. Still a `UsageLimitExceeded`.
+A compaction's summary request made during a run was counted as one of the run's requests, and held
+to its `request_limit`: a limit that held the agent's own steps exactly ended the run (its line said
+a summary had counted), and a conversation carried whole (`Conversation.usage`, across its runs)
+stopped at pydantic-ai's default `request_limit` of 50 a turn before the same agent without the
+library did. pydantic-ai counts there the responses committed to the history, one per step of the
+agent loop (`RunUsage.requests`), not every request sent. The library's requests add their tokens
+and cost to the run (compaction/in_run.py) and no request: the run stops where the agent alone
+would, with pydantic-ai's words; a token or cost limit they took it past names them.
 """
 
 from __future__ import annotations
@@ -64,56 +65,33 @@ async def unlimited() -> list[str]:
     return provider.sent
 
 
-async def run_to(limit: int) -> tuple[str, list[str]]:
-    provider = Provider()
-    with pytest.raises(UsageLimitExceeded) as raised:
-        await reader(provider).run("Read the pages.", usage_limits=UsageLimits(request_limit=limit))
-    return str(raised.value), provider.sent
-
-
-async def test_a_limit_a_summary_counted_toward_names_it_at_the_step_it_stops() -> None:
+async def test_the_request_limit_stops_the_run_at_the_agents_own_step() -> None:
     sent = await unlimited()
-    first = sent.index("summary")
-    assert "summary" in sent[first + 2:]  # a second compaction comes after two more turns at least
-    # The limit reached at a turn's own step, the summary before it counted: pydantic-ai's check.
-    limit = first + 2  # the turns before the summary, the summary, and the turn after it
-    said, made = await run_to(limit)
-    assert made == sent[:limit]
-    assert said.startswith(f"The next request would exceed the request_limit of {limit} "
-                           f"({limit} requests made, 1 of them the context manager's own: summaries compacting")
-    assert "each counted as one of the run's requests" in said
+    assert sent.count("summary") >= 2 and sent.count("turn") == STEPS + 1
+    assert (await reader(Provider()).run("Read the pages.", usage_limits=UsageLimits(
+        request_limit=STEPS + 1))).output == "done"  # the agent's steps fit: so do the summaries
+    for limit in (sent.index("summary") + 1, STEPS):  # just before a summary, and one step short
+        provider = Provider()
+        with pytest.raises(UsageLimitExceeded) as raised:
+            await reader(provider).run("Read the pages.", usage_limits=UsageLimits(request_limit=limit))
+        assert provider.sent.count("turn") == limit and provider.sent == sent[:len(provider.sent)]
+        assert str(raised.value).startswith(f"The next request would exceed the request_limit of {limit}. "
+                                            "Consider raising the limit")
 
 
-async def test_a_limit_that_leaves_no_room_for_the_summary_names_it() -> None:
-    sent = await unlimited()
-    first = sent.index("summary")
-    # The summary due as the (first + 1)th request, the step's own after it: no room for both.
-    said, made = await run_to(first + 1)
-    assert made == sent[:first]  # neither sent: the run ends before the summary
-    assert said.startswith(f"The next request would exceed the request_limit of {first + 1}: the summary "
-                           f"request compacting the history comes before it, and counts as one of the run's "
-                           f"requests ({first} requests made so far)")
-
-
-async def test_a_limit_reached_with_no_summary_counted_keeps_pydantic_ai_s_words() -> None:
-    said, made = await run_to(3)
-    assert made == ["turn"] * 3
-    assert said.startswith("The next request would exceed the request_limit of 3. Consider raising the limit")
-
-
-def test_each_usage_keeps_how_many_of_its_requests_were_the_librarys() -> None:
+def test_each_usage_keeps_how_many_requests_of_the_librarys_it_counts() -> None:
     usage = RunUsage(requests=4)
-    run = in_run.Run(usage, UsageLimits(request_limit=6), after=0)
+    run = in_run.Run(usage, UsageLimits(request_limit=4))
+    in_run.admit(run)  # the request limit is the agent's steps': a summary is none of them
     in_run.count(run, RequestUsage(input_tokens=10))
-    assert (usage.requests, in_run.own_requests(usage), in_run.own_requests(RunUsage(requests=5))) == (5, 1, 0)
-    with pytest.raises(UsageLimitExceeded, match=r"^The summary request compacting the history would exceed the "
-                       r"request_limit of 5: it counts as one of the requests of the usage given \(5 requests "
-                       r"made so far, 1 of them the context manager's own\)"):
-        in_run.admit(in_run.Run(usage, UsageLimits(request_limit=5), after=0))  # compact_now's: none after it
+    assert (usage.requests, usage.input_tokens) == (4, 10)
+    assert (in_run.own_requests(usage), in_run.own_requests(RunUsage(requests=5))) == (1, 0)
+    with pytest.raises(UsageLimitExceeded, match=r"^The next request would exceed the input_tokens_limit of 5"):
+        in_run.admit(in_run.Run(usage, UsageLimits(input_tokens_limit=5)))  # past a token limit: not sent
 
 
 def test_a_token_limit_a_summary_took_the_run_past_names_it() -> None:
     usage = RunUsage(requests=3, input_tokens=900)
     with pytest.raises(UsageLimitExceeded, match=r"^Exceeded the total_tokens_limit of 1000 \(total_tokens=1100\) "
-                       r"\(4 requests made, 1 of them the context manager's own: summaries compacting"):
+                       r"\(3 requests of the run's steps, and 1 of the context manager's own: summaries compacting"):
         in_run.count(in_run.Run(usage, UsageLimits(total_tokens_limit=1_000)), RequestUsage(input_tokens=200))

@@ -1,7 +1,11 @@
-"""A compaction's summary request made during a run counts as one of the run's requests.
+"""What a compaction's summary request made during a run used counts in the run: its tokens and cost.
 
-It went to the model uncounted: `result.usage` left it out, and a run went past its `request_limit`
-and `total_tokens_limit` without `UsageLimitExceeded`.
+It went to the model uncounted: `result.usage` left it out, and a run went past its
+`total_tokens_limit` without `UsageLimitExceeded`. It is not one of the run's `requests`, which
+pydantic-ai keeps for the steps of the agent loop (`RunUsage.requests`, what `request_limit` bounds):
+counted there, the summaries took steps from the caller's budget, and a conversation carried whole
+(`Conversation.usage`) stopped at pydantic-ai's default `request_limit` of 50 a turn before the same
+agent without the library did.
 """
 
 from __future__ import annotations
@@ -62,21 +66,24 @@ def run_usage(result: Any) -> RunUsage:
     return usage if isinstance(usage, RunUsage) else usage()
 
 
-async def test_the_runs_usage_counts_the_summary_requests() -> None:
+async def test_the_runs_usage_counts_the_summary_requests_tokens() -> None:
     provider, events = Provider(), list[Event]()
     result = await agent_for(provider, events).run("Read the pages.")
     summaries = [e.detail["usage"] for e in events if isinstance(e, CompactionEvent) and "usage" in e.detail]
     assert provider.summaries >= 2 and len(summaries) == provider.summaries
+    assert sum(s["requests"] for s in summaries) == provider.summaries  # how many: the events say
     usage = run_usage(result)
-    assert usage.requests == provider.main + provider.summaries == provider.billed.requests
+    assert usage.requests == provider.main == STEPS + 1  # the agent's steps, as pydantic-ai counts them
     assert (usage.input_tokens, usage.output_tokens) == (provider.billed.input_tokens, provider.billed.output_tokens)
 
 
-async def test_a_request_limit_counts_the_summary_requests() -> None:
+async def test_a_request_limit_the_agents_steps_fit_is_not_reached_by_the_summaries() -> None:
+    """The limit that holds the agent's own steps exactly holds them with the library too."""
     provider, events = Provider(), list[Event]()
-    with pytest.raises(UsageLimitExceeded, match="request_limit of 15"):
-        await agent_for(provider, events).run("Read the pages.", usage_limits=UsageLimits(request_limit=STEPS + 1))
-    assert provider.summaries >= 1 and provider.billed.requests == STEPS + 1
+    result = await agent_for(provider, events).run("Read the pages.", usage_limits=UsageLimits(request_limit=STEPS + 1))
+    assert result.output == "done" and provider.summaries >= 2 and provider.main == STEPS + 1
+    with pytest.raises(UsageLimitExceeded, match=r"^The next request would exceed the request_limit of 14\. "):
+        await agent_for(Provider(), []).run("Read the pages.", usage_limits=UsageLimits(request_limit=STEPS))
 
 
 async def test_a_token_limit_counts_the_summary_requests() -> None:

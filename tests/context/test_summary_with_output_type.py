@@ -129,14 +129,14 @@ def test_native_output_is_left_out_of_the_librarys_own_requests() -> None:
 
 async def test_what_each_summary_request_used_is_on_its_compaction_event() -> None:
     """No event said what the library's own requests used: a developer could not count what the
-    summaries cost. (They count in the run's usage too: test_summary_counts_in_the_run.py.)"""
+    summaries cost. (Their tokens count in the run's usage too: test_summary_counts_in_the_run.py.)"""
     run = await run_pages(reading("<summary>Pages read so far.</summary>"))
     result, server, events = run.result, run.server, run.events
 
     summaries = [r for r in server.requests if is_summary_request(r)]
     compactions = [e for e in events if isinstance(e, CompactionEvent) and e.action == "full"]
     assert summaries and len(compactions) == len(summaries)
-    assert result.usage.requests == len(server.requests)  # the summaries counted as the run's requests
+    assert result.usage.requests == len(server.requests) - len(summaries)  # the agent's steps, as pydantic-ai counts
     for event, request in zip(compactions, summaries, strict=True):
         usage = event.detail["usage"]
         assert usage["requests"] == 1 and usage["input_tokens"] == request.prompt_tokens

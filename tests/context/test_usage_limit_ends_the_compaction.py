@@ -1,9 +1,9 @@
 """A compaction the run's `UsageLimits` stops has its end said, as every compaction that starts does.
 
-A summary request made in a run counts toward the run's limits (compaction/in_run.py): a
-`request_limit` that leaves it no room stops the compaction before it is sent, and a token limit
-it takes the run past stops it after. Either way the run ends with pydantic-ai's
-`UsageLimitExceeded`, as before; but the compaction's start had been said (an
+A summary request made in a run counts toward the run's token and cost limits (compaction/in_run.py;
+not its `request_limit`, which counts the agent's steps): a token limit it takes the run past stops
+the compaction once it is answered. The run ends with pydantic-ai's `UsageLimitExceeded`, as
+before; but the compaction's start had been said (an
 `@agent.on_event(CompactionStartedEvent)` listener, the host's `on_compact_start`), and no
 `CompactionEvent` ever ended it: a UI showing "compacting..." waited for good. It now ends as any
 compaction that did not happen, a `compact` / `failed` event whose error begins "usage limit:",
@@ -88,17 +88,14 @@ def ends(events: list[Event]) -> list[Event]:
     return [e for e in events if e.layer == "compact"]
 
 
-async def test_a_request_limit_that_leaves_no_room_for_the_summary_ends_the_compaction_it_stops() -> None:
+async def test_a_request_limit_stops_the_run_at_the_agents_step_not_at_the_summary() -> None:
     whole, *_ = await run(None)
-    first = whole.sent.index("summary")
+    first = whole.sent.index("summary")  # the steps before it
     made, events, starts, cm, error, _ = await run(UsageLimits(request_limit=first + 1))
-    assert made.sent == whole.sent[:first]  # the summary was not sent: the limit left it no room
-    assert error.startswith(f"The next request would exceed the request_limit of {first + 1}: the summary request")
-    assert starts == 1 and len(ends(events)) == 1
-    end = ends(events)[0]
-    assert (end.action, end.trigger, end.detail["usage_limit"]) == ("failed", "auto", True)
-    assert end.detail["error"].startswith("usage limit: The next request would exceed the request_limit")
-    assert cm.failures == 0 and not cm.breaker_open  # the run's limit, not a failure of the compaction's
+    assert made.sent == whole.sent[:first + 2]  # the summary, and the step after it: the limit's last
+    assert error.startswith(f"The next request would exceed the request_limit of {first + 1}. ")
+    assert starts == len(ends(events)) == 1 and ends(events)[0].action == "full"
+    assert cm.failures == 0 and not cm.breaker_open
 
 
 async def test_a_token_limit_a_summary_takes_the_run_past_ends_the_compaction_it_stops() -> None:

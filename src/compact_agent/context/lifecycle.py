@@ -184,8 +184,8 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
     history whose messages name their conversation is compacted in that conversation's state
     (its store, its archive), whichever state it was called on: the newest one named, as a run
     given that history runs in it (pydantic-ai's rule; a branch given its own `conversation_id=`
-    carries its trunk's id on the messages before it). Its summary requests count in `usage` and
-    are held to `usage_limits` where given (compaction/in_run.py)."""
+    carries its trunk's id on the messages before it). Its summaries' tokens and cost count in `usage`,
+    held to `usage_limits` where given (compaction/in_run.py)."""
     state = cast(ManagerState, cm)  # the ContextManager it is
     key = next((m.conversation_id for m in reversed(messages) if m.conversation_id), state._conversation or "")
     # Until it returns, the store and the history are its to rewrite (a run meanwhile would save a turn the
@@ -214,7 +214,7 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         # The summary request's view, shaped as a request's is but committed only once the compaction
         # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
         view = shaping.tentative(state, list(history))
-        counted = (in_run.counted_in(usage if usage is not None else RunUsage(), usage_limits, after=0)
+        counted = (in_run.counted_in(usage if usage is not None else RunUsage(), usage_limits)
                    if usage is not None or usage_limits is not None else contextlib.nullcontext())
         with counted:
             result = await cm.compact(history, trigger="manual", instructions=instructions,

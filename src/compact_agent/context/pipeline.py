@@ -242,7 +242,7 @@ class ContextManager(CompactingState):
         if self.answer_asked > self.limits.output_reserve:
             self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
         self.run_stream.ctx = ctx  # a compaction's start goes to the run's stream with it (plumbing/events.py)
-        with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary request is one of the run's
+        with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary's tokens count in the run's
             view, tokens_now, _ = await self.prepare_view(ctx.messages)
         size, margin = max(tokens_now, self.fit_size(view)), estimate_margin(self.limits.window)
         if size > self.limits.window - max(margin, self.answer_asked):  # the last-resort shrink could not bring it under

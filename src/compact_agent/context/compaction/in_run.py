@@ -1,17 +1,21 @@
-"""A summary (or notes) request made during a run counts as one of the run's requests.
+"""What a summary (or notes) request made during a run spends counts in the run: its tokens and cost.
 
-pydantic-ai's `UsageLimits` guard what a run spends: `request_limit` is checked before each of its
-requests, the token limits after each response, against the run's `RunUsage` (`RunContext.usage`,
-the object `result.usage` is). A compaction's summary request goes to a model in the middle of a
-step, and was counted in neither: a run went past `request_limit` and `total_tokens_limit` with
-nothing said, and `result.usage` left the summaries out.
+pydantic-ai's `UsageLimits` guard what a run spends: `request_limit` is checked before each step of
+the agent loop, the token limits after each response, against the run's `RunUsage`
+(`RunContext.usage`, the object `result.usage` is). A compaction's summary request goes to a model in
+the middle of a step, and was counted in neither: a run went past `total_tokens_limit` with nothing
+said, and `result.usage` left the summaries' tokens out.
 
 While the capability's hooks run (pipeline.py), `counted_in` names the run. The summarizer the
 library makes (`defaults.default_summarizer`) takes it (`current`) and, for each request it sends,
-checks the run's limits first (`admit`: the step's own request, which pydantic-ai admitted before
-the hooks ran, still to come after it) and adds what it used, as one request, to the run's usage
+checks the run's token and cost limits first (`admit`) and adds its tokens and cost to the run's usage
 (`count`), checking the token limits as pydantic-ai does after a response. Each raises pydantic-ai's
-own `UsageLimitExceeded`, which ends the run.
+own `UsageLimitExceeded`, which ends the run. It is not one of the run's `requests`, nor held to
+`request_limit`: pydantic-ai counts there the responses committed to the history, one per step of the
+agent loop (`RunUsage.requests`), not every request sent (a `FallbackModel`'s attempts, continuation
+requests: their tokens count, as these do). Counted there, a summary took a step from the caller's
+budget: a conversation carried whole (`Conversation.usage`, across its runs) stopped at pydantic-ai's
+default `request_limit` of 50 a turn before the same agent without the library did.
 
 What it cost goes with it (`priced`): pydantic-ai prices the run's own responses (genai-prices, by the
 response's model and provider; a cost the provider or a gateway reported is kept) into
@@ -20,16 +24,13 @@ response's model and provider; a cost the provider or a gateway reported is kept
 counted them, and a `cost_limit` never saw what they cost. It is priced the same way now, and the
 cost limit checked after it as the token limits are.
 
-A limit reached by the library's requests says so (`admit`, `worded`): pydantic-ai's own words ("The next
-request would exceed the request_limit of 15") left a run that ended after 14 requests of its own with
-no word of the summary that was the fifteenth, or that would have been. Each usage keeps how many of
-its requests were the library's (`own_requests`), and a limit's error names them: the one `admit`
-raises before a summary, and pydantic-ai's own at a later step (`lifecycle.run_error`, from the capability's
-`on_run_error`, rewords it).
+A token or cost limit the library's requests took the run past says so (`worded`): each usage keeps
+how many requests of the library's it counts (`own_requests`), and the limit's error names them, the
+one `count` raises and pydantic-ai's own at a later step (`lifecycle.run_error`, from the capability's
+`on_run_error`, rewords it). A `request_limit` reached is the agent's own steps: pydantic-ai's words.
 
 `compact_now(usage=..., usage_limits=...)` names a run the same way, as `agent.run(usage=...)` takes
-a caller's usage: its summary requests are added to it and held to those limits, with no step's
-request after them. The library's own session notes (memory.py) are written beside the run, which
+a caller's usage: its summary requests' tokens and cost are added to it and held to those limits. The library's own session notes (memory.py) are written beside the run, which
 waits for them: a notes update started after one of its responses (pipeline.py names the run there)
 is held to its limits before it is sent (one with no room is not sent: a failed update) and added
 to its usage after, unchecked (its answer is kept; pydantic-ai's check at the run's next step stops
@@ -56,22 +57,20 @@ __all__ = ["Run", "admit", "count", "counted_in", "current", "own_requests", "pr
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-    """The run a summary request is made in: its usage (added to) and its limits (checked). `after`:
-    the requests still to come once it is answered (the step's own in a run; none for `compact_now`)."""
+    """The run a summary request is made in: its usage (added to) and its limits (checked)."""
 
     usage: RunUsage
     limits: UsageLimits | None
-    after: int = 1
 
 
 _RUN: ContextVar[Run | None] = ContextVar("compact_agent_run_usage", default=None)
 
 
 @contextlib.contextmanager
-def counted_in(usage: RunUsage, limits: UsageLimits | None, after: int = 1) -> Iterator[None]:
+def counted_in(usage: RunUsage, limits: UsageLimits | None) -> Iterator[None]:
     """The summary requests made inside count in this run (in this task only: a `compact_now`
-    another task runs meanwhile is not the run's), `after` requests still to come after each."""
-    token = _RUN.set(Run(usage, limits, after))
+    another task runs meanwhile is not the run's)."""
+    token = _RUN.set(Run(usage, limits))
     try:
         yield
     finally:
@@ -87,7 +86,7 @@ _OWN: dict[int, int] = {}  # by the `id` of a usage: how many of its requests we
 
 
 def own_requests(usage: RunUsage) -> int:
-    """How many of `usage`'s requests were the library's own (summaries, notes) counted in it."""
+    """How many requests of the library's own (summaries, notes) `usage` counts the tokens of."""
     return _OWN.get(id(usage), 0)
 
 
@@ -98,38 +97,27 @@ def _tally(usage: RunUsage) -> None:
     _OWN[key] = _OWN.get(key, 0) + 1
 
 
-def made(usage: RunUsage, when: str = " so far") -> str:
-    """The requests `usage` counts, and of them the library's own."""
-    own = own_requests(usage)
-    return f"{usage.requests} requests made{when}" + (f", {own} of them the context manager's own" if own else "")
-
-
 def admit(run: Run | None, kind: str = "summary") -> None:
-    """Before a summary (or `kind` "notes") request: `UsageLimitExceeded` when it, and after it the
-    step's own request (`after`), would go past the run's `request_limit`, its words naming the
-    request (pydantic-ai's would name none); or when its tokens are past a limit already."""
+    """Before a summary (or `kind` "notes") request: `UsageLimitExceeded` when the run's tokens or cost
+    are past a limit already (pydantic-ai's check before a request, less `request_limit`, which counts
+    the agent's steps: a request of the library's is none)."""
     if run is None or run.limits is None:
         return
-    limit = run.limits.request_limit
-    if limit is not None and run.usage.requests + run.after >= limit:
-        what = "the session notes request" if kind == "notes" else "the summary request compacting the history"
-        raise UsageLimitExceeded(
-            f"The next request would exceed the request_limit of {limit}: {what} comes before it, and counts "
-            f"as one of the run's requests ({made(run.usage)})" if run.after else
-            f"{what[0].upper()}{what[1:]} would exceed the request_limit of {limit}: it counts as one of the "
-            f"requests of the usage given ({made(run.usage)})")
-    run.limits.check_before_request(run.usage)
+    dataclasses.replace(run.limits, request_limit=None).check_before_request(run.usage)
 
 
 def worded(error: UsageLimitExceeded, usage: RunUsage) -> UsageLimitExceeded:
-    """pydantic-ai's error for a limit its own check found past, naming the library's requests
-    counted in `usage` (the same error where there were none, or it names them already)."""
+    """pydantic-ai's error for a token or cost limit found past, naming the library's requests whose
+    tokens `usage` counts (the same error where there were none, it names them already, or it is the
+    request limit, which counts none of them)."""
     hint = getattr(UsageLimitExceeded, "_HINT", "")  # pydantic-ai 2.68's, which it adds again
     said = str(error).removesuffix(hint).rstrip(". ")
-    if not own_requests(usage) or "context manager" in said:
+    own = own_requests(usage)
+    if not own or "context manager" in said or "request_limit" in said:
         return error
-    return UsageLimitExceeded(f"{said} ({made(usage, '')}: summaries compacting the "
-                              "history or session notes, each counted as one of the run's requests)")
+    return UsageLimitExceeded(f"{said} ({usage.requests} requests of the run's steps, and {own} of the context "
+                              "manager's own: summaries compacting the history or session notes, whose tokens "
+                              "and cost count in the run)")
 
 
 def priced(response: ModelResponse) -> RequestUsage:
@@ -155,13 +143,13 @@ def reported(usages: Sequence[object]) -> dict[str, int]:
 
 
 def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:
-    """After a summary request: what it used (`priced`: its cost too), as one request of the run;
-    `UsageLimitExceeded` when that takes the run past a token limit or its `cost_limit`. Not
-    `check`ed: a notes request answered beside the run, whose answer is kept; pydantic-ai's check
-    at the run's next step stops it there."""
+    """After a summary request: what it used (`priced`: its cost too) added to the run's tokens and
+    cost, not to its `requests` (the module docstring); `UsageLimitExceeded` when that takes the run
+    past a token limit or its `cost_limit`. Not `check`ed: a notes request answered beside the run,
+    whose answer is kept; pydantic-ai's check at the run's next step stops it there."""
     if run is None:
         return
-    run.usage.incr(RunUsage(requests=1) + used)
+    run.usage.incr(used)
     _tally(run.usage)
     if run.limits is None or not check:
         return
