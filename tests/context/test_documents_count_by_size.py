@@ -26,6 +26,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from compact_agent.context import CompactionEvent, ContextManager
+from compact_agent.context.decisions.fit import CARRIED, DOCUMENTS_LEFT_OUT, shrink_to_fit
 from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.events import Event
 from compact_agent.context.plumbing.media_size import IMAGE_TOKENS, PDF_PAGE_TOKENS, pdf_pages
@@ -134,3 +135,25 @@ async def test_a_compaction_that_leaves_a_document_out_says_so() -> None:
     told = [n for n in range(len(model.sent)) if "a document left out: text/plain 'report.txt'" in model.texts(n)]
     assert told, "no request after the compaction names the document it left out"
     assert not any("[binary]" in model.texts(n) for n in range(len(model.sent)))
+
+
+def test_rounds_the_last_resort_leaves_out_name_the_documents_they_held() -> None:
+    """Rounds left out of a request to fit carry what the user typed in them; the documents attached
+    there went with them unsaid, and are named now."""
+    cm = ContextManager(window=8_000)
+    cm.layers = []
+    cm.emit = lambda event: None  # type: ignore[method-assign]
+    view: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("Review the quarter.")]),
+        ModelResponse(parts=[TextPart("Send me the report.")]),
+        ModelRequest(parts=[UserPromptPart(["read this", report(1_600)])]),  # about 8,800 tokens
+        ModelResponse(parts=[TextPart("Read it.")]),
+        ModelRequest(parts=[UserPromptPart("And now the totals?")]),
+    ]
+    shrunk, after = shrink_to_fit(cm, list(view), cm.measure(view))
+    assert after <= 8_000 - 8_000 // 50
+    first = shrunk[0]
+    assert isinstance(first, ModelRequest)
+    texts = [p.content for p in first.parts if isinstance(p, UserPromptPart)]
+    assert texts[0] == "Review the quarter." and texts[1] == CARRIED + "- read this"
+    assert texts[2] == DOCUMENTS_LEFT_OUT + "text/plain 'report.txt', 35,200 bytes]"

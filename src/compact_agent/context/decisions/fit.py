@@ -80,6 +80,8 @@ CARRIED = "[compact-agent: what the user typed in the rounds left out of this re
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
             "the saved session keeps it]")
 FOLDED = markers.FOLDED
+DOCUMENTS_LEFT_OUT = ("[compact-agent: the documents the user attached in the rounds left out of this request, "
+                      "left out with them (the saved session keeps them): ")
 HEAD_CHARS = 300
 STEP_CHARS = (160, 60)  # a folded step's line, then shorter
 
@@ -116,6 +118,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     keep_first = 1 if view and isinstance(view[0], ModelRequest) else 0
     first = view[0] if keep_first and isinstance(view[0], ModelRequest) else None
     words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
+    docs: list[str] = []  # the documents the user attached in them, named after the words
     left_out = 0  # estimated tokens of those rounds
     while after > limit:
         rs = rounds.api_rounds(view[keep_first:])
@@ -123,15 +126,19 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             break
         cut = keep_first + rs[1][0]
         words += _typed(cm, view[keep_first:cut])
+        docs += [media_size.document_name(c) for m in view[keep_first:cut] if isinstance(m, ModelRequest)
+                 for p in m.parts if isinstance(p, UserPromptPart) and not isinstance(p.content, str)
+                 for c in p.content if media_size.is_document(c)]
         left_out += tokens.estimate(view[keep_first:cut])
         view = [*view[:keep_first], *view[cut:]]
-        if first is not None and words:
+        if first is not None and (words or docs):
             # Verbatim within half of what left, else the heads of the older ones (user_messages.pick_user_messages):
             # the words never take back the room that leaving the rounds out made.
             kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
-            if kept:
-                carried = UserPromptPart(CARRIED + "\n".join(summary.user_item(w) for w in kept))
-                view[0] = dataclasses.replace(first, parts=[*first.parts, carried])
+            carried = [UserPromptPart(CARRIED + "\n".join(summary.user_item(w) for w in kept))] if kept else []
+            carried += [UserPromptPart(DOCUMENTS_LEFT_OUT + "; ".join(docs) + "]")] if docs else []
+            if carried:
+                view[0] = dataclasses.replace(first, parts=[*first.parts, *carried])
         dropped += 1
         after = cm.fit_size(view)
     if after > limit and budget is not None:
