@@ -18,7 +18,7 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.rewinding import FilesNotRestored, shown_path
 from ..agent.run.runner import AgentSession
-from ..agent.tools.checkpoint_retention import names
+from ..agent.tools.checkpoint_retention import moved_words, names
 from ..shell_message import SHELL_HEAD
 from ..words import plural
 from . import render
@@ -148,6 +148,8 @@ def _standing(s: AgentSession, n: int) -> str:
     if fenced := s.checkpoints.fenced(n):  # a link out put where a file was, say: the line after says it too
         said.append(f"left as {'it is' if len(fenced) == 1 else 'they are'}, outside the working directory or where "
                     f"the file tools may not write: {names([shown_path(p, s.cwd) for p in fenced])}")
+    if moved := s.checkpoints.moved(n):  # named by the project's path before a move: the line after says it too
+        said.append(moved_words([shown_path(p, s.cwd) for p in moved]))
     return "".join(f"; {x}" for x in said)
 
 

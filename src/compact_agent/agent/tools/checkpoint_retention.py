@@ -86,10 +86,7 @@ def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SA
         parts.append(f"{plural(len(fenced), 'file')} left as {'it is' if len(fenced) == 1 else 'they are'}: "
                      f"outside the working directory or where the file tools may not write: {names(fenced)}")
     if moved:
-        one = len(moved) == 1
-        parts.append(f"{plural(len(moved), 'file')} left as {'it is' if one else 'they are'}: an earlier version "
-                     f"saved {'it' if one else 'them'} by the path the project had before it was moved or renamed, "
-                     f"and where {'it goes' if one else 'they go'} in the project now is not known: {names(moved)}")
+        parts.append(f"{plural(len(moved), 'file')} {moved_words(moved)}")
     if pruned:
         parts.append(f"{plural(len(pruned), 'file')} changed since could not be put back: the session keeps the "
                      f"newest {_bytes(cap)} of the files' versions and those were older, so "
@@ -99,6 +96,15 @@ def lost_line(pruned: Sequence[Path], missing: Sequence[Path], cap: int = MAX_SA
                      f"{'its saved version is' if len(missing) == 1 else 'their saved versions are'} missing "
                      f"from the session's folder: {names(missing)}")
     return "; ".join(parts)
+
+
+def moved_words(moved: Sequence[Path]) -> str:
+    """What a rewind does with the files an earlier version named by the path the project had before
+    it was moved or renamed, and why, naming them (the rewind's line, and the question before it)."""
+    one = len(moved) == 1
+    return (f"left as {'it is' if one else 'they are'}: an earlier version saved {'it' if one else 'them'} by the path "
+            f"the project had before it was moved or renamed, and where {'it goes' if one else 'they go'} in the "
+            f"project now is not known: {names(moved)}")
 
 
 def names(paths: Sequence[Path]) -> str:
