@@ -27,6 +27,7 @@ from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.events import Budget
 from compact_agent.context.plumbing.settings import CompactionSettings
 from tests.context import keeps
+from tests.shared_data import DATA, missing
 
 OLD = "def resolve_lookup_chain(self):\n    return WhereNode.as_sql\n" + "    pass\n" * 400
 
@@ -157,10 +158,10 @@ def test_old_results_are_cleared_only_when_what_the_model_would_look_for_again_c
     assert asked == [(tokens.estimate(msgs[2 * 15 + 1:]), "cold_result")]
 
 
-DJANGO = Path(__file__).resolve().parents[3] / "shared" / "data" / "mini-swe-agent-deepseek"
+DJANGO = DATA / "mini-swe-agent-deepseek"
 
 
-@pytest.mark.skipif(not DJANGO.is_dir(), reason="shared transcript data not found")
+@pytest.mark.skipif(not DJANGO.is_dir(), reason=missing(DJANGO))
 async def test_a_trajectory_that_never_fills_the_window_is_not_made_to_forget():
     """A 156-step SWE-bench run whose context peaks at ~64K, replayed in a 200K window: it used to be
     compacted early twice and to leave its next step without what it needed 16 times (83% recall)."""

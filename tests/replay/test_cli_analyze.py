@@ -15,11 +15,10 @@ import pytest
 from tests.fakes._wire import error_body
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.forked_cli import run_forked
-
-from .test_importers import DATA
+from tests.shared_data import DATA, missing
 
 SMALL = DATA / "claude-code" / "subagent.jsonl"
-requires_small = pytest.mark.skipif(not SMALL.is_file(), reason="shared data not found")
+requires_small = pytest.mark.skipif(not SMALL.is_file(), reason=missing(SMALL))
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict[str, str | None] | None = None

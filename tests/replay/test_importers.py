@@ -1,4 +1,5 @@
-"""The importers on the real transcripts in ``../shared/data`` (see its SOURCES.md for the counts used here)."""
+"""The importers on the real transcripts in ``../shared/data`` (see its SOURCES.md for the counts used here;
+tests/shared_data.py: SHARED_TRANSCRIPTS names the folder elsewhere)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,9 @@ from pydantic_ai.messages import (
 )
 
 from compact_agent.replay.importers import Transcript, detect_format, load_transcript
+from tests.shared_data import DATA, NO_DATA, requires_data
 
 from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, tool_calls
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-NO_DATA = f"shared transcript data not found at {DATA}"
-requires_data = pytest.mark.skipif(not DATA.is_dir(), reason=NO_DATA)
 
 FOLDER_FORMATS = {
     "claude-code": "claude-code",

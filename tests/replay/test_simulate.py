@@ -30,7 +30,7 @@ from compact_agent.replay.simulate import (
 )
 
 from .synthetic import session, sim
-from .test_importers import DATA, REAL_FILES
+from .test_importers import DATA, NO_DATA, REAL_FILES
 
 # --- calibration ---------------------------------------------------------------------------------------
 
@@ -184,7 +184,7 @@ def _transcript(path: Path) -> Transcript:
 
 REPLAYABLE = [p for p in REAL_FILES]
 PARAMS = [pytest.param(p, id=str(p.relative_to(DATA))) for p in REPLAYABLE] or [
-    pytest.param(None, marks=pytest.mark.skip(reason="no shared data"), id="no-data")]
+    pytest.param(None, marks=pytest.mark.skip(reason=NO_DATA), id="no-data")]
 
 
 @pytest.mark.parametrize("path", PARAMS)

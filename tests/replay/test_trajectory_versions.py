@@ -7,15 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, ThinkingPart, ToolReturnPart, UserPromptPart
 
 from compact_agent.replay import detect_format, load_transcript
 from compact_agent.replay.retention import typed_texts
+from tests.shared_data import DATA, requires_data
 
 from ._helpers import assert_repair_is_noop, assert_valid_conversation, responses, results, tool_calls
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def write(path: Path, document: Any) -> Path:
@@ -141,7 +139,7 @@ def test_mini_swe_agent_billed_replies_it_could_not_parse_are_noted(tmp_path: Pa
     assert any("1 reply the agent could not parse" in w for w in transcript.warnings)
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared transcript data not found at {DATA}")
+@requires_data
 def test_mini_swe_agent_billed_replies_it_could_not_parse_are_noted_before_it_recorded_them_too() -> None:
     """Before 2.3.1 the format error holds no response, but the call was made and billed all the same
     (this run records 166 calls, 165 replies)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
@@ -21,9 +20,7 @@ from compact_agent.replay.importers import load_transcript
 from compact_agent.replay.retention import HARNESS_PREFIXES, Truth, is_typed, retention_of, typed_texts
 from compact_agent.replay.simulate import view_text
 from compact_agent.replay.standin import standin_notes, standin_summary
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-requires_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared transcript data not found at {DATA}")
+from tests.shared_data import DATA, requires_data
 
 
 def typed(path: Path) -> list[str]:
