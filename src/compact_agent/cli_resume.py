@@ -277,7 +277,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
     a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
     that names no session or several, is a mistake in the command line."""
-    from .agent.run.options import SessionOptions, resolve_session_id, session_root
+    from .agent.run.options import SessionOptions, found_root, resolve_session_id
     from .cli_help import fail
     from .error_text import first_line
     from .session.answered import continued
@@ -285,11 +285,14 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     from .session.not_a_session import newest_session, refusal
     from .ui.visible import visible
 
-    root = session_root(work)
+    root, was = found_root(work)
+    if was is not None:  # the project was moved or renamed since: its sessions are found all the same
+        sys.stderr.write(visible(f"compact-agent: note: {moved_note(was)}") + "\n")
     if continue_:
         found = list_sessions(root)
         if not found:
-            raise fail(f"no earlier session in {work} to continue; start one without --continue")
+            raise fail(f"no earlier session in {work} to continue; start one without --continue"
+                       + _elsewhere(work, root))
         chosen = continued(found)
         if chosen.path is not None:
             if (note := continued_note(root, chosen)) is not None:  # before anything that can fail: a key
@@ -297,7 +300,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
             return chosen.path
         raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
     if resume == "" and newest_session(list_sessions(root))[0] is None:  # nothing to list: as -c, not a new session
-        raise fail(f"no earlier session in {work} to resume; start one without --resume")
+        raise fail(f"no earlier session in {work} to resume; start one without --resume" + _elsewhere(work, root))
     if not resume:
         return None
     try:
@@ -305,6 +308,22 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     except FileNotFoundError as e:
         raise fail(first_line(e), 2) from None
     return root / f"{session_id}.jsonl"
+
+
+def moved_note(was: str) -> str:
+    """What a run says once, when the sessions of its folder were saved by the path it had before it
+    was moved or renamed (session/project_identity.py): from now on they are found by this one."""
+    return (f"the sessions saved in {was} are this folder's: it is that folder, moved or renamed since "
+            "(compact-agent sessions lists them)")
+
+
+def _elsewhere(work: Path, root: Path) -> str:
+    """'; ' and where the sessions of a project of this folder's name are kept and how to open them
+    here, when some are; '' otherwise."""
+    from .session.project_identity import elsewhere
+
+    line = elsewhere(root.parent, work, root)
+    return f"; {line}" if line is not None else ""
 
 
 def continued_note(root: Path, chosen: Continued) -> str | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
+from compact_agent.agent.run.options import session_root
 from compact_agent.cli import app
 from compact_agent.session import owned_files, removal
 from compact_agent.session.files import project_slug
@@ -66,6 +67,7 @@ def s(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[S
     projects = tmp_path / "home" / "projects"
     [old] = projects.iterdir()
     old.rename(projects / project_slug(tmp_path / "project"))  # the folder is named after the directory's path
+    session_root(tmp_path / "project", tmp_path / "home")  # and says it is that directory's, as a run there does
     for k in [k for k in os.environ if k.startswith("COMPACT_AGENT_")]:
         monkeypatch.delenv(k)
     monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))

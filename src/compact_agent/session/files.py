@@ -62,7 +62,7 @@ def project_slug(cwd: Path) -> str:
     in the key they hold still get two folders; a path with nothing of that shape keeps the name it
     always had."""
     path = str(cwd.resolve())
-    return f"{_readable(secrets.keys_cut(path, 'REDACTED'))[-100:]}-{path_hash(path)}"
+    return f"{readable(secrets.keys_cut(path, 'REDACTED'))[-100:]}-{path_hash(path)}"
 
 
 def path_hash(path: str) -> str:
@@ -71,7 +71,8 @@ def path_hash(path: str) -> str:
     return hashlib.sha256(os.fsencode(path)).hexdigest()[:12]
 
 
-def _readable(path: str) -> str:
+def readable(path: str) -> str:
+    """`path` with each run of characters other than letters and digits made one `-`."""
     return re.sub(r"[^A-Za-z0-9]+", "-", path).strip("-") or "root"
 
 
@@ -82,7 +83,7 @@ NEW_NAME = re.compile(r"-[0-9a-f]{12}$")
 def legacy_slug(cwd: Path) -> str:
     """The folder name earlier versions used: the readable part alone (see `project_slug`), a key
     in the path whole in it (the name they made, to be found)."""
-    return _readable(str(cwd.resolve()))[-120:]
+    return readable(str(cwd.resolve()))[-120:]
 
 
 def ensure_private_dir(path: Path) -> Path:

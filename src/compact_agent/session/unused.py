@@ -23,8 +23,9 @@ from pathlib import Path
 
 from . import locks
 from .answered import gave_answer
-from .files import remove_stale_temps
+from .files import list_sessions, remove_stale_temps
 from .owned_files import loose_files
+from .project_identity import FILE as IDENTITY
 from .prompt_history import Unsent
 from .typed import FOLDER as SENT_FOLDER
 
@@ -91,7 +92,8 @@ def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path, star
     `-p /status`, a REPL left at once) leaves no `folder` behind. Its lock, its `event_log` (what
     the MCP servers said as they connected, of a session there is no file of: `sessions` listed the
     folder as the leftover of one whose file is gone) and its empty side folders go, and so does the
-    project's folder `root` when no other session is in it (a first run in a directory made it);
+    project's folder `root` when no other session is in it (a first run in a directory made it), and
+    what it says of the project's folder when no session is left in it;
     anything else written stays. A session this run `started` whose file holds nothing to resume
     (`nothing_to_resume`) goes whole: its file, its side folder (what its failed turn wrote there:
     checkpoints of files no tool changed, the layers' state) and its record of prompts shown."""
@@ -113,6 +115,9 @@ def remove_if_unused(root: Path, path: Path, folder: Path, event_log: Path, star
         for sub, _dirs, _files in sorted(os.walk(folder), key=lambda w: -len(w[0])):  # deepest first
             with contextlib.suppress(OSError):  # not empty: it holds something, and stays
                 os.rmdir(sub)
+    if not list_sessions(root):  # which folder the project is goes with its last session (project_identity.py)
+        with contextlib.suppress(OSError):
+            (root / IDENTITY).unlink(missing_ok=True)
     with contextlib.suppress(OSError):  # another session's files (or its lock) keep it
         os.rmdir(root)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ... import secrets
 from ...config import Settings, home_dir
+from ...session import project_identity
 from ...session.answered import continued_id
 from ...session.files import NEW_NAME, legacy_slug, list_sessions, new_session_id, path_hash, project_slug
 from ...session.not_a_session import is_not_a_session, refusal
@@ -83,7 +84,8 @@ def private_dirs(home: Path | None = None) -> list[Path]:
 
     config = user_config_path()
     home = home or home_dir()  # and what it learned about servers (server_windows.py), read by every session
-    return [home / "projects", home / "servers", config, config.parent, Path(platformdirs.user_config_dir("compact-agent"))]
+    return [home / "projects", home / project_identity.INDEX, home / "servers", config, config.parent,
+            Path(platformdirs.user_config_dir("compact-agent"))]
 
 
 def session_root(cwd: Path, home: Path | None = None) -> Path:
@@ -91,19 +93,29 @@ def session_root(cwd: Path, home: Path | None = None) -> Path:
     moved there the first time, so `-c` still finds them: a folder whose name ends with the hash of
     the same path (`path_hash`: the readable part was another, with a key in the path whole in it or
     `REDACTED` where a key that run knew stood; moved, the key leaves the folder's name), or one
-    named without the hash (`legacy_slug`)."""
+    named without the hash (`legacy_slug`); and those saved for this very folder by the path it had
+    before it was moved or renamed (session/project_identity.py)."""
+    return found_root(cwd, home)[0]
+
+
+def found_root(cwd: Path, home: Path | None = None) -> tuple[Path, str | None]:
+    """`session_root`, and the path the project had when its sessions were saved when they were
+    found by its folder (moved or renamed since; None otherwise), for `-c` and `-r` to say."""
     projects = (home or home_dir()) / "projects"
     root = projects / project_slug(cwd)
     if root.exists():
-        return root
+        project_identity.remember(root, cwd)
+        return root, None
     if (same := _same_path(projects, path_hash(str(cwd.resolve())))) is not None:
-        return _moved(same, root)
+        return _moved(same, root, cwd), None
     old = projects / legacy_slug(cwd)
     # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
     # directory called that, and the new name of `proj`): that folder is not taken.
     if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
-        return _moved(old, root)
-    return root
+        return _moved(old, root, cwd), None
+    if (moved := project_identity.moved_here(projects, cwd)) is not None:
+        return _moved(moved[0], root, cwd), moved[1]
+    return root, None
 
 
 def _same_path(projects: Path, digest: str) -> Path | None:
@@ -124,14 +136,15 @@ def _written(folder: Path) -> int:
         return -1
 
 
-def _moved(old: Path, root: Path) -> Path:
-    """`root`, once the sessions folder `old` is renamed to it; `old` where that fails and no other
-    process moved it (a read-only home: the sessions are read where they are)."""
+def _moved(old: Path, root: Path, cwd: Path) -> Path:
+    """`root`, once the sessions folder `old` is renamed to it (and says it is `cwd`'s); `old` where
+    that fails and no other process moved it (a read-only home: the sessions are read where they are)."""
     try:
         old.rename(root)
     except OSError:
         if not root.exists():
             return old
+    project_identity.remember(root, cwd)
     return root
 
 
