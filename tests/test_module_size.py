@@ -21,5 +21,7 @@ def test_no_module_is_longer_than_400_lines() -> None:
 
 def test_the_readme_states_the_rule() -> None:
     rules = README.read_text(encoding="utf-8").partition("Rules of the house:")[2].partition("\n\n")[0]
-    assert f"A module stays at most {MOST} lines (`tests/test_module_size.py`)" in " ".join(rules.split()), (
+    # Of the package: the tests' modules are not held to it (tests/context/test_library.py is longer).
+    said = f"A module of the package (`src/compact_agent/`) stays at most {MOST} lines (`tests/test_module_size.py`)"
+    assert said in " ".join(rules.split()), (
         f"README.md's 'Rules of the house' list no longer states the {MOST}-line rule this test holds")

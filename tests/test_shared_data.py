@@ -30,3 +30,9 @@ def test_no_test_writes_the_path_to_the_data_itself() -> None:
     own = [str(p.relative_to(TESTS)) for p in TESTS.rglob("*.py")
            if p.name != "shared_data.py" and written.search(p.read_text(encoding="utf-8"))]
     assert not own, f"take DATA (or data_dir()) from tests/shared_data.py: {', '.join(own)} write the path themselves"
+
+
+def test_the_readme_says_where_the_tests_find_the_data() -> None:
+    working = (TESTS.parent / "README.md").read_text(encoding="utf-8").partition("## Working on it")[2]
+    assert f"`{VARIABLE}`" in working.partition("\n## ")[0], (
+        f"README.md's 'Working on it' no longer names {VARIABLE}, where the tests find the shared transcripts")
