@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from compact_agent.agent.tools.base import NotRun, ToolFailure
-from compact_agent.agent.tools.toolset import _never_raises
+from compact_agent.agent.tools.never_raises import never_raises
 from compact_agent.context.plumbing.markers import KEY
 
 
@@ -18,5 +18,5 @@ def test_a_refused_call_is_marked_as_not_run_and_a_failed_one_as_failed() -> Non
     async def failed() -> str:
         return ToolFailure("exit code 2")
 
-    marks = [asyncio.run(_never_raises(fn)()).metadata[KEY]["tool"] for fn in (refused, failed)]  # type: ignore[union-attr]
+    marks = [asyncio.run(never_raises(fn)()).metadata[KEY]["tool"] for fn in (refused, failed)]  # type: ignore[union-attr]
     assert marks == [{"error": True, "ran": False}, {"error": True}]

@@ -156,3 +156,18 @@ def test_the_readme_counts_and_names_the_tools() -> None:
     assert plan[2] == want and plan[1] == article(plan[2]), (
         f"README.md's first paragraph says {' '.join(plan[0].split())!r}: todo_write comes after the "
         f"{len(names.TOOL_NAMES)} tools of TOOL_NAMES: {article(want)} {want}")
+
+
+#: A tool's function in build_toolset, its docstring's `Args:` and its line in the `tools` list: about
+#: 20 lines; toolset.py keeps room for two past test_module_size's 400.
+ROOM_FOR_TOOLS = 40
+
+
+def test_the_toolset_module_has_room_for_a_new_tool() -> None:
+    # At 380 lines, the first tool a newcomer added took toolset.py past the limit, a failure about
+    # module sizes rather than about their tool.
+    toolset = Path(__file__).parents[2] / "src" / "compact_agent" / "agent" / "tools" / "toolset.py"
+    lines = len(toolset.read_text(encoding="utf-8").splitlines())
+    assert lines <= 400 - ROOM_FOR_TOOLS, (
+        f"src/compact_agent/agent/tools/toolset.py has {lines} lines: a new tool's ~20 would take it past 400 "
+        "(tests/test_module_size.py); move a responsibility out, as the wrapping went to never_raises.py")

@@ -54,7 +54,7 @@ async def test_each_outcome_says_what_happened(tmp_path: Path) -> None:
 
 
 def test_a_search_is_counted_by_its_own_lines_not_its_notes() -> None:
-    from compact_agent.agent.tools.toolset import found
+    from compact_agent.agent.tools.never_raises import found
 
     note = "[1 folder git ignores not searched: build/; give one as the path to search it]"
     assert found("grep", f"a.py:1:x = 1\nb.py:20:y = 2\n{note}\n2 entries hidden by deny_paths") == 2

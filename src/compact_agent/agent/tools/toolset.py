@@ -5,8 +5,8 @@ nothing, a one-line reason lets it fix the call. Results are bounded (line and c
 match caps) so one careless call cannot flood the window; each cap says how to get the rest.
 
 The tools themselves live beside this module: files.py (read), edits.py (write, edit), search.py
-(grep, glob) and shell.py (bash), on base.py's shared pieces; this module wraps them so none
-raises. Slow work (reading, searching) runs in a thread and bash in an asyncio subprocess, so the
+(grep, glob) and shell.py (bash), on base.py's shared pieces; this module gives each its name,
+signature and description, and never_raises.py wraps it so none raises. Slow work (reading, searching) runs in a thread and bash in an asyncio subprocess, so the
 event loop (the UI's spinner, cancellation) never stalls. `mention_messages` is reused to inline
 `@path` mentions (run/attachments.py finds them) and to restore files after compaction.
 """
@@ -14,10 +14,7 @@ event loop (the UI's spinner, cancellation) never stalls. `mention_messages` is 
 from __future__ import annotations
 
 import asyncio
-import errno
-import functools
 import hashlib
-import logging
 import os
 import re
 import stat
@@ -25,7 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ParamSpec, cast
+from typing import Any, cast
 
 from pydantic_ai import RunContext, Tool
 from pydantic_ai.messages import (
@@ -33,7 +30,6 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     ToolCallPart,
-    ToolReturn,
     ToolReturnPart,
 )
 from pydantic_ai.tools import GenerateToolJsonSchema, ToolDefinition
@@ -41,25 +37,15 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_core import core_schema
 
 from ...context.compaction.ledger import GONE
-from ...context.plumbing.markers import WHOLE, mark
-from ..safety.checked_open import Swapped
-from ..safety.permissions import UNFOLLOWABLE, copied_instead, resolve_path
-from .base import (
-    Killed,
-    NotRun,
-    ToolEnv,
-    ToolFailure,
-    _shown,
-    declined_mark,
-    tool_text,
-)
+from ...context.plumbing.markers import WHOLE
+from ..safety.permissions import resolve_path
+from .base import ToolEnv, ToolFailure, _shown, tool_text
 from .edits import edit_file_impl, write_file_impl
 from .files import read_file_text, read_image
+from .never_raises import Result, never_raises
 from .search import glob_impl, grep_impl
 from .shell import bash_impl
 
-log = logging.getLogger(__name__)
-P = ParamSpec("P")
 READ_TEXT = "Read a text file; lines come numbered like `cat -n`. Read a file before editing it."
 READ_IMAGES = f"{READ_TEXT} A PNG, JPEG, GIF or WEBP image comes as the image itself."
 """read_file's description for a model that takes images; a text-only model is told READ_TEXT."""
@@ -80,71 +66,6 @@ class OmittableSchema(GenerateToolJsonSchema):
             nullable = cast(core_schema.NullableSchema, inner)
             return self.generate_inner(nullable["schema"])
         return super().default_schema(schema)
-
-
-# ------------------------------------------------------------------------------------------ bash
-
-
-def _one_line(tool: str, e: BaseException) -> ToolFailure:
-    """The reason, without the exception's class name or a temp file's name."""
-    if isinstance(e, Swapped):  # a link put in the way of a checked path: refused, the path in full
-        return ToolFailure(f"{tool} refused: {e.filename} {e.strerror}"[:500])
-    if isinstance(e, OSError) and e.errno == errno.ELOOP:  # a link that loops: the path as the model gave it
-        return ToolFailure(f"{tool} failed: {e.filename or 'path'}: {UNFOLLOWABLE}"[:500])
-    if isinstance(e, OSError) and e.strerror:
-        name = Path(e.filename).name if e.filename else ""
-        reason = f"{e.strerror}" + (f": {name}" if name and not name.endswith(".tmp") else "")
-    else:
-        reason = " ".join(str(e).split()) or "unexpected error"
-    return ToolFailure(f"{tool} failed: {reason}"[:500])
-
-
-
-Result = str | list[Any]  # text, or text and an image (read_file of an image: images.py)
-_HIT = re.compile(r"^.+?:\d+:", re.M)  # a line of grep's: `path:line:text`
-_NOTE = re.compile(r"^(\[.*\]|\d[\d,]* entr(y|ies) hidden by deny_paths)$")  # search_notes.py's lines
-_CUT = re.compile(r"^\[(stopped at |grep |glob |\d+ of \d+ files shown)", re.M)  # it found more than it lists
-
-
-def found(tool: str, text: str) -> int | None:
-    """How many matches grep's result `text` lists, or files glob's does (`["tool"]["matches"]`, which a
-    digest says: "No matches for 'TODO' in ." was `ok (1 line)`, a match to a model reading it); None
-    where it does not say (a search stopped, or one that lists only some of what it found)."""
-    if _CUT.search(text):
-        return None
-    lines = text.splitlines()
-    n = len(_HIT.findall(text)) if tool == "grep" else sum(1 for x in lines if not _NOTE.match(x))
-    none = bool(lines) and lines[0].startswith("No matches for " if tool == "grep" else "No files match ")
-    return (0 if none else None) if n == 0 or none else n
-
-
-def _never_raises(fn: Callable[P, Awaitable[Result]], said: set[str] | None = None
-                  ) -> Callable[P, Awaitable[Result | ToolReturn]]:
-    """`fn` as a tool that never raises, its text passed through `tool_text`; with `said` (the
-    refusals that carry the user's words, Permissions.said_instead), a copy of their marker in
-    anything else it returns is marked as one (`copied_instead`)."""
-    def text(x: str) -> str:
-        return tool_text(x if said is None else copied_instead(x, said))
-
-    @functools.wraps(fn)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> Result | ToolReturn:
-        try:
-            result = await fn(*args, **kwargs)
-        except Exception as e:  # the model gets a reason it can act on, never a traceback
-            log.debug("tool %s failed", fn.__name__, exc_info=True)
-            result = _one_line(fn.__name__, e)
-        if isinstance(result, ToolFailure):
-            info: dict[str, object] = {"error": True, "ran": False} if isinstance(result, NotRun) else \
-                {"error": True, "finished": False} if isinstance(result, Killed) else {"error": True}
-            info |= {k: tool_text(v) if isinstance(v, str) else v for k, v in declined_mark(str(result), said).items()}
-            return ToolReturn(return_value=text(str(result)), metadata=mark(None, "tool", info))
-        if isinstance(result, list):
-            return [text(x) if isinstance(x, str) else x for x in result]
-        if fn.__name__ in ("grep", "glob") and (n := found(fn.__name__, result)) is not None:
-            return ToolReturn(return_value=text(result), metadata=mark(None, "tool", {"matches": n}))
-        return text(result)
-
-    return wrapper
 
 
 def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
@@ -226,10 +147,11 @@ def build_toolset(env: ToolEnv) -> FunctionToolset[Any]:
 
     said = env.permissions.said_instead
     # Described as `described` tells it at each request, so a size counted before any (fixed_tokens) is that one's.
-    read = Tool(_never_raises(read_file, said), prepare=described, description=READ_IMAGES if env.images else READ_TEXT,
+    read = Tool(never_raises(read_file, said), prepare=described, description=READ_IMAGES if env.images else READ_TEXT,
                 schema_generator=OmittableSchema)
+    # A new tool goes last here (and last in names.TOOL_NAMES): never_raises wraps each of these.
     tools: list[Callable[..., Awaitable[Result]]] = [write_file, edit_file, bash, grep, glob]
-    return FunctionToolset([read, *(_never_raises(t, said) for t in tools)], schema_generator=OmittableSchema)
+    return FunctionToolset([read, *(never_raises(t, said) for t in tools)], schema_generator=OmittableSchema)
 
 
 def mention_messages(
