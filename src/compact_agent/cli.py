@@ -295,7 +295,6 @@ def sessions_command(
         raise fail("--dry-run goes with --delete or --delete-older-than: it says what they would remove", 2)
     if delete or older is not None:
         from .session import removal
-
         if delete and older is not None:
             raise fail("--delete and --delete-older-than both choose what to remove; give one of them", 2)
         if all_ and delete:
@@ -312,8 +311,9 @@ def sessions_command(
     from .session.leftovers import leftovers, lines
 
     rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
-    if not rows:
-        sys.stdout.write(visible(f"no sessions in {work}") + "\n")
+    if not rows:  # and where a project of this name keeps its own, when this folder was copied or moved
+        from .cli_resume import sessions_elsewhere
+        sys.stdout.write(visible(f"no sessions in {work}{sessions_elsewhere(work, session_root(work))}") + "\n")
     for r in rows:
         sys.stdout.write(visible(format_row(None, r)) + "\n")
     if not all_ and (more := unlisted_line(session_root(work), rows, "-r ID")) is not None:

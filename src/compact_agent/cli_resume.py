@@ -292,7 +292,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         found = list_sessions(root)
         if not found:
             raise fail(f"no earlier session in {work} to continue; start one without --continue"
-                       + _elsewhere(work, root))
+                       + sessions_elsewhere(work, root))
         chosen = continued(found)
         if chosen.path is not None:
             if (note := continued_note(root, chosen)) is not None:  # before anything that can fail: a key
@@ -300,7 +300,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
             return chosen.path
         raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
     if resume == "" and newest_session(list_sessions(root))[0] is None:  # nothing to list: as -c, not a new session
-        raise fail(f"no earlier session in {work} to resume; start one without --resume" + _elsewhere(work, root))
+        raise fail(f"no earlier session in {work} to resume; start one without --resume" + sessions_elsewhere(work, root))
     if not resume:
         return None
     try:
@@ -317,7 +317,7 @@ def moved_note(was: str) -> str:
             "(compact-agent sessions lists them)")
 
 
-def _elsewhere(work: Path, root: Path) -> str:
+def sessions_elsewhere(work: Path, root: Path) -> str:
     """'; ' and where the sessions of a project of this folder's name are kept and how to open them
     here, when some are; '' otherwise."""
     from .session.project_identity import elsewhere

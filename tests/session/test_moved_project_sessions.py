@@ -139,6 +139,8 @@ def test_a_copied_project_is_told_where_its_sessions_are_and_how_to_open_them(tm
             f"compact-agent: no earlier session in {new.resolve()} to continue; start one without --continue; {said}"
         ), refused.stderr
         assert picker.code == 1 and said in picker.stderr, picker.stderr
+        listed = Cli(home, new, zygote)("sessions")
+        assert listed.code == 0 and listed.stdout.strip() == f"no sessions in {new.resolve()}; {said}", listed
         os.rename(*(Path(p) for p in shlex.split(said.split(": mv ", 1)[1].removesuffix(" makes it this folder's"))))
         went_on = Cli(home, new, zygote)("-p", "and now?", "-c", *fake(server))
     assert went_on.code == 0 and went_on.stdout.strip() == "remember the parser | and now?", went_on
