@@ -15,7 +15,7 @@ from compact_agent.config import Settings
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
 
-N = 8
+N = Settings().microcompact_keep_recent + 3  # files read: old results past the newest the layer keeps
 
 
 async def test_a_report_of_results_cleared_since_is_not_the_context_size(tmp_path: Path) -> None:

@@ -245,7 +245,7 @@ async def test_a_cleared_search_return_is_sent_as_pydantic_ai_wrote_it() -> None
                       timestamp=_old(0)),
         ModelRequest(parts=[found]),
     ]
-    for i in range(8):
+    for i in range(CompactionSettings().microcompact_keep_recent + 3):  # more than the layer keeps
         messages += [ModelResponse(parts=[ToolCallPart("read_file", {"path": f"f{i}"}, tool_call_id=f"r{i}")],
                                    timestamp=_old(i + 1)),
                      ModelRequest(parts=[ToolReturnPart("read_file", "x " * 2_000, tool_call_id=f"r{i}",

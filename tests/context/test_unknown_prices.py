@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from compact_agent.config import Settings
-from compact_agent.context import ContextManager
+from compact_agent.context import CompactionSettings, ContextManager
 from compact_agent.context.decisions.economics import Growth, Prices
 from compact_agent.context.layers.collapse import ContextCollapse
 from compact_agent.context.layers.microcompact import Microcompact
@@ -52,8 +52,9 @@ UNKNOWN = Prices(known=False)
 GO = [ModelRequest(parts=[UserPromptPart("go")])]
 
 
-def manager(prices: Prices, window: int, growth_per_request: int, now: datetime) -> ContextManager:
-    cm = ContextManager(window=window, prices=prices)
+def manager(prices: Prices, window: int, growth_per_request: int, now: datetime,
+            settings: CompactionSettings | None = None) -> ContextManager:
+    cm = ContextManager(window=window, prices=prices, settings=settings)
     cm.schedule.growth = Growth(total=50 * growth_per_request, requests=50)
     cm.clock = lambda: now  # the newest response is as old as the cache is fresh
     return cm
@@ -66,8 +67,9 @@ def test_unknown_prices_leave_microcompact_to_its_count_trigger():
     # decides: 14 live results > 12, and clearing all but the newest 5 frees 26,928 tokens >=
     # min(20,000, 178,808 // 10).
     conv = reads(14, size=12_000)
+    counted = CompactionSettings(microcompact_keep_recent=5, microcompact_trigger=12, microcompact_min_free_tokens=20_000)
     for prices, cleared in ((Prices(), []), (UNKNOWN, [("count", 9)])):
-        cm = manager(prices, 200_000, 2_000, conv.t)
+        cm = manager(prices, 200_000, 2_000, conv.t, counted)  # the numbers above pinned, not the defaults
         budget = cm.budget(estimate(conv.messages))
         assert (budget.prices is None) is (not prices.known)
         out = Microcompact(cm.settings).apply(conv.messages, budget)
