@@ -18,8 +18,14 @@ def shown(settings: Settings, window: int) -> tuple[int, str | None]:
     return scaled(settings, window, MAX_OUTPUT)["microcompact_min_free_tokens"]
 
 
+def pinned(least_gain: int = 20_000) -> Settings:
+    """The count rule the case is built on, pinned (not the defaults, which may move): more than 12 live
+    results, all but the newest 5 cleared, for a gain below the 20K least gain said outside small windows."""
+    return Settings(microcompact_trigger=12, microcompact_keep_recent=5, microcompact_min_free_tokens=least_gain)
+
+
 def test_said_as_a_tenth_of_the_threshold_where_that_is_less() -> None:
-    s = Settings()
+    s = pinned()  # its least gain 20K, more than a tenth of the 128K window's threshold
     assert shown(s, 8_000) == (520, "in the 8,000-token window")  # threshold 8,000 - 2,000 - 800 = 5,200
     assert shown(s, 128_000) == (10_700, "in the 128,000-token window")
     assert shown(s, 1_000_000) == (20_000, None)  # the setting, as it is
@@ -33,14 +39,14 @@ def test_the_value_said_is_the_least_gain_the_layer_clears_for() -> None:
     conv.say("done")
 
     def clears(least_gain: int, threshold: int) -> bool:
-        layer = Microcompact(Settings(microcompact_min_free_tokens=least_gain).compaction())
+        layer = Microcompact(pinned(least_gain).compaction())
         return bool(layer.apply(conv.messages, budget_for(conv.messages, conv.t, threshold)).events)
 
     low, high = 1, 1_000_000  # the gain a batch frees here: the largest least gain it clears for
     while low < high:
         mid = (low + high + 1) // 2
         low, high = (mid, high) if clears(mid, 100_000_000) else (low, mid - 1)
-    gain, s = low, Settings()
+    gain, s = low, pinned()
     assert gain < s.microcompact_min_free_tokens  # so the window decides what is used
     tried = set()
     # Where a tenth of the threshold crosses the gain (a window above 130K keeps 13K free and the

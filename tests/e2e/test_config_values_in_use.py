@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime
 
 from compact_agent.agent.run import server_windows
+from compact_agent.context import CompactionSettings
 from tests.e2e.conftest import Cli
 from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -80,10 +81,11 @@ def test_a_window_given_that_the_server_showed_smaller(cli: Cli) -> None:
 def test_config_shows_the_least_gain_microcompact_uses(cli: Cli) -> None:
     """`microcompact_min_free_tokens` is at most a tenth of the threshold where a run uses it: 520 in
     an 8,000-token window (threshold 5,200), where `config` said `20000  default`."""
+    default = CompactionSettings().microcompact_min_free_tokens  # whatever it is: above 520
     out = cli(*SMALL, "config")
-    assert row(out.stdout, "microcompact_min_free_tokens") == ("20000", "default → 520 in the 8,000-token window")
+    assert row(out.stdout, "microcompact_min_free_tokens") == (str(default), "default → 520 in the 8,000-token window")
     data = cli(*SMALL, "config", "--json").json()
-    assert data["settings"]["microcompact_min_free_tokens"] == {"value": 20_000, "source": "default"}
+    assert data["settings"]["microcompact_min_free_tokens"] == {"value": default, "source": "default"}
     assert data["in_use"]["microcompact_min_free_tokens"] == {"value": 520, "why": "in the 8,000-token window"}
     slash = cli("-p", "/config", *SMALL, "--api-key", "k")  # a session's /config says the same
     assert row(slash.stdout, "microcompact_min_free_tokens") == row(out.stdout, "microcompact_min_free_tokens")
