@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
+from pydantic_ai.capabilities import CombinedCapability
 from pydantic_ai.capabilities.abstract import WrapRunHandler
 from pydantic_ai.exceptions import UsageLimitExceeded, UserError
 from pydantic_ai.messages import ModelMessage
@@ -51,11 +52,8 @@ class Compacting(Protocol):
     _run_ids: tuple[str | None, str | None]
 
     def close_breaker(self) -> None: ...
-
     def persist(self, messages: Sequence[ModelMessage]) -> None: ...
-
     def shape(self, messages: list[ModelMessage]) -> tuple[list[ModelMessage], bool]: ...
-
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       view: list[ModelMessage] | None = None, confirm: Confirm | None = None,
@@ -241,9 +239,8 @@ def internals_now(cm: ManagerState, limits: Limits | None) -> Internals:
     """What another conversation's copy is wired with: the same, but its own layers, notes and
     compactor (built afresh) and the limits this one has now."""
     return Internals(limits=limits, summarizer=cm.summarizer, clock=cm.clock, event_sink=cm.event_sink,
-                     on_compact_start=cm.on_compact_start, provider=cm.provider,
-                     cache_ttl_s=cm.cache_ttl_s, save_state=cm.save_state,
-                     after_compact=cm.after_compact,
+                     on_compact_start=cm.on_compact_start, provider=cm.provider, cache_ttl_s=cm.cache_ttl_s,
+                     save_state=cm.save_state, after_compact=cm.after_compact,
                      keep_system_prompts=cm.keep_system_prompts, refit_prompt=cm.refit_prompt, server=cm.server)
 
 
@@ -326,26 +323,30 @@ def claim(cm: ManagerState, ctx: RunContext[Any]) -> None:
                                "(compact_now) on this ContextManager: start the run when it returns, with the "
                                "history it returns")
     if cm._running is not None:
-        if cm._running == ctx.run_id:  # the same run entered it twice: one capability listed twice
-            raise UserError("this ContextManager is given to the agent twice (capabilities=[cm, cm]): give it once")
+        if cm._running == ctx.run_id:  # the same run entered it twice: one capability given twice
+            raise UserError(f"this ContextManager is given {given_twice(cm, ctx)}: give it once")
         raise ConversationBusy(ctx.conversation_id, overlapping(ctx.conversation_id))
     cm._running = ctx.run_id
 
 
+def given_twice(cm: ManagerState, ctx: RunContext[Any]) -> str:
+    """Where one run was given this manager twice: to the agent and to the run, or twice in one list."""
+    leaves: list[object] = []
+    getattr(ctx.agent, "root_capability", CombinedCapability([])).apply(leaves.append)  # the agent's own
+    agent = sum(one is (cm._manager or cm) for one in leaves)
+    return ("to both the agent and the run (Agent(capabilities=[cm]) and agent.run(capabilities=[cm]))" if agent == 1
+            else f"to the {'agent' if agent else 'run'} twice (capabilities=[cm, cm])")
+
+
 def run_error(ctx: RunContext[Any], error: BaseException) -> BaseException:
-    """What a failed run raises (`on_run_error`): a usage limit the library's own requests counted
-    toward names them (in_run.py: pydantic-ai's line said nothing of a summary it counted); else
-    the error itself."""
-    if isinstance(error, UsageLimitExceeded) and (said := in_run.worded(error, ctx.usage)) is not error:
-        said.__cause__ = error
-        return said
-    return error
+    """What a failed run raises (`on_run_error`): a usage limit the library's own requests counted toward names
+    them (in_run.py: pydantic-ai's line said nothing of a summary it counted); else the error itself."""
+    return in_run.worded(error, ctx.usage) if isinstance(error, UsageLimitExceeded) else error
 
 
 def sole_manager(ctx: RunContext[Any]) -> None:
-    """Two different managers on one run would each compact the same history, neither knowing of the
-    other's compactions, store or notes: refused before either sends anything. One given twice is
-    left to `wrap_run`, which names that."""
+    """Two different managers on one run would each compact the same history, neither knowing of the other's
+    compactions, store or notes: refused before either sends anything (one given twice: `given_twice`)."""
     states = [one for one in ctx.capabilities.values() if isinstance(one, ManagerState)]
     managers = {id(one._manager or one) for one in states}
     if len(managers) > 1:

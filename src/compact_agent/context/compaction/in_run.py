@@ -24,17 +24,23 @@ response's model and provider; a cost the provider or a gateway reported is kept
 counted them, and a `cost_limit` never saw what they cost. It is priced the same way now, and the
 cost limit checked after it as the token limits are.
 
+A run's `per_request_input_tokens_limit` (pydantic-ai's guard on the context one request sends) holds
+the library's summary requests too: each is cut to fit it (`input_limit`, `Keeper.summary_room`), as
+to a smaller window, and one whose response reports more input than it allows ends the run, as
+pydantic-ai's check after each response does (`count`), its error naming the summary request.
+
 A token or cost limit the library's requests took the run past says so (`worded`): each usage keeps
 how many requests of the library's it counts (`own_requests`), and the limit's error names them, the
 one `count` raises and pydantic-ai's own at a later step (`lifecycle.run_error`, from the capability's
-`on_run_error`, rewords it). A `request_limit` reached is the agent's own steps: pydantic-ai's words.
+`on_run_error`, rewords it). A `request_limit` or `tool_calls_limit` reached is the agent's own steps
+and calls, and a `per_request_input_tokens_limit` there its own request: pydantic-ai's words.
 
 `compact_now(usage=..., usage_limits=...)` names a run the same way, as `agent.run(usage=...)` takes
 a caller's usage: its summary requests' tokens and cost are added to it and held to those limits. The library's own session notes (memory.py) are written beside the run, which
 waits for them: a notes update started after one of its responses (pipeline.py names the run there)
 is held to its limits before it is sent (one with no room is not sent: a failed update) and added
 to its usage after, unchecked (its answer is kept; pydantic-ai's check at the run's next step stops
-the run). Counted nowhere: `compact_now`'s summary given neither (between runs, or another
+the run); it is not cut to a `per_request_input_tokens_limit` as a summary request is. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
 conversation's, outside the hooks), notes a run does not wait for (`notes_in_background=True`), and
 the requests of a summarizer or notes wired in (`Internals.summarizer`, `Internals.memory`: the
 terminal agent prices its own).
@@ -52,7 +58,8 @@ from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
-__all__ = ["Run", "admit", "count", "counted_in", "current", "own_requests", "priced", "reported", "worded"]
+__all__ = ["Run", "admit", "count", "counted_in", "current", "input_limit", "own_requests", "priced", "reported",
+           "worded"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,18 +113,40 @@ def admit(run: Run | None, kind: str = "summary") -> None:
     dataclasses.replace(run.limits, request_limit=None).check_before_request(run.usage)
 
 
+#: The limits a run's sums are held to, as pydantic-ai's errors name them: the library's requests add to these.
+_SUMS = ("the input_tokens_limit", "the output_tokens_limit", "the total_tokens_limit", "the `cost_limit`")
+
+
+def input_limit() -> int | None:
+    """The most input tokens one request may send in the run a request of the library's is made in
+    (`UsageLimits.per_request_input_tokens_limit`: a summary request is cut to it, `Keeper.summary_room`);
+    None outside a run, or where it sets none."""
+    return _input_limit(_RUN.get())
+
+
+def _input_limit(run: Run | None) -> int | None:
+    most = getattr(run.limits, "per_request_input_tokens_limit", None) if run is not None else None  # 2.6x's
+    return most if isinstance(most, int) else None
+
+
+def _said(error: UsageLimitExceeded) -> str:
+    hint = getattr(UsageLimitExceeded, "_HINT", "")  # pydantic-ai 2.68's, which it adds again
+    return str(error).removesuffix(hint).rstrip(". ")
+
+
 def worded(error: UsageLimitExceeded, usage: RunUsage) -> UsageLimitExceeded:
     """pydantic-ai's error for a token or cost limit found past, naming the library's requests whose
-    tokens `usage` counts (the same error where there were none, it names them already, or it is the
-    request limit, which counts none of them)."""
-    hint = getattr(UsageLimitExceeded, "_HINT", "")  # pydantic-ai 2.68's, which it adds again
-    said = str(error).removesuffix(hint).rstrip(". ")
-    own = own_requests(usage)
-    if not own or "context manager" in said or "request_limit" in said:
+    tokens `usage` counts (the same error where there were none, it names them already, or it is
+    another limit: `request_limit` and `tool_calls_limit` count the agent's steps and calls, none of
+    the library's requests, and `per_request_input_tokens_limit` one request, the agent's)."""
+    said, own = _said(error), own_requests(usage)
+    if not own or "context manager" in said or not any(limit in said for limit in _SUMS):
         return error
-    return UsageLimitExceeded(f"{said} ({usage.requests} requests of the run's steps, and {own} of the context "
-                              "manager's own: summaries compacting the history or session notes, whose tokens "
-                              "and cost count in the run)")
+    named = UsageLimitExceeded(f"{said} ({usage.requests} requests of the run's steps, and {own} of the context "
+                               "manager's own: summaries compacting the history or session notes, whose tokens "
+                               "and cost count in the run)")
+    named.__cause__ = error  # pydantic-ai's own, under it
+    return named
 
 
 def priced(response: ModelResponse) -> RequestUsage:
@@ -145,14 +174,21 @@ def reported(usages: Sequence[object]) -> dict[str, int]:
 def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:
     """After a summary request: what it used (`priced`: its cost too) added to the run's tokens and
     cost, not to its `requests` (the module docstring); `UsageLimitExceeded` when that takes the run
-    past a token limit or its `cost_limit`. Not `check`ed: a notes request answered beside the run,
-    whose answer is kept; pydantic-ai's check at the run's next step stops it there."""
+    past a token limit or its `cost_limit`, or the request's own input was past the run's
+    `per_request_input_tokens_limit` (pydantic-ai's words, naming the request). Not `check`ed: a notes
+    request answered beside the run, whose answer is kept; pydantic-ai's check at the run's next step
+    stops it there (a cumulative limit: the per-request one is not checked for it)."""
     if run is None:
         return
     run.usage.incr(used)
     _tally(run.usage)
     if run.limits is None or not check:
         return
+    most = _input_limit(run)  # its own input first, as pydantic-ai checks each response's
+    if most is not None and used.input_tokens > most:  # cut to fit it by an estimate, which fell short
+        raise UsageLimitExceeded(f"Exceeded the per_request_input_tokens_limit of {most} (request_input_tokens="
+                                 f"{used.input_tokens}): a summary request of the context manager's own, compacting "
+                                 "the history, cut to fit that limit by an estimate of its tokens")
     try:
         run.limits.check_tokens(run.usage)
         check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit

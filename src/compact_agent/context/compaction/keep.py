@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from ..plumbing import tokens
 from ..plumbing.markers import KEPT, KEY, is_compaction_message
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, side_room
-from . import ledger, summary, user_messages
+from . import in_run, ledger, summary, user_messages
 from .cuts import tail_start
 from .restore import Restorer, pick_files, read_paths_in, reads_one_of
 from .result import NotSmaller, SentSize
@@ -382,19 +382,19 @@ class Keeper:
         cap is what the window leaves (`ManagerState.summary_output_cap`): the reserve holds the
         summary with room for its instruction (`SUMMARY_INSTRUCTION_TOKENS`, the reserve follows
         the summaries' size: `Schedule.output_limits`), so messages up to this leave the cap at
-        least the summary's size. Counting the instruction a second time cut the oldest round of a
-        summary request sent at the hard limit, which then shared no cached prefix past the first
-        message. A summary model of its own with a smaller window (`summary_window`) is sent no more
-        than that window leaves once the room for the summary (the reserve's, a quarter of that
-        window at most: `side_room`) and the whole instruction are kept free. The quarter was meant
-        to hold the instruction too, as the reserve does, but a small window's quarter cannot (500
-        tokens of a 2,000-token window, the instruction 644): a request cut to the room that left
-        was too long to be sent, and the compaction failed."""
-        ratio = max(self.ratio, 0.1)
+        least the summary's size (counting the instruction twice cut the oldest round of a summary
+        request sent at the hard limit, which then shared no cached prefix past the first message).
+        A summary model of its own with a smaller window (`summary_window`) is sent no more than
+        that window leaves once the room for the summary (the reserve's, a quarter of that window at
+        most: `side_room`) and the whole instruction are kept free (a 2,000-token window's quarter
+        cannot hold the 644-token instruction: cut to leave only the quarter, it was too long to
+        send). A run's `per_request_input_tokens_limit` (`in_run.input_limit`) holds the whole
+        request too, its margin kept: the caller's own guard on a request's size."""
+        ratio, whole = max(self.ratio, 0.1), tokens.text_tokens(prompt)
         room = self.limits.window - self.limits.output_reserve - estimate_margin(self.limits.window)
-        beyond = max(0, tokens.text_tokens(prompt) - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
-        fits = int(room / ratio) - overhead - beyond
+        fits = int(room / ratio) - overhead - max(0, whole - int(SUMMARY_INSTRUCTION_TOKENS / ratio))
         if (side := self.summary_window) is not None:  # a summary model of its own: its window holds it too
             summary = max(0, self.limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS)
-            fits = min(fits, int(side_room(side, summary)[1] / ratio) - overhead - tokens.text_tokens(prompt))
-        return fits
+            fits = min(fits, int(side_room(side, summary)[1] / ratio) - overhead - whole)
+        most = in_run.input_limit()
+        return fits if most is None else min(fits, int((most - estimate_margin(most)) / ratio) - overhead - whole)
