@@ -236,9 +236,8 @@ class Schedule(ScheduleState):
         """Whether this compaction should keep a record written without a model (`record_tokens`
         long) rather than ask for a summary: when the summary request costs more than holding the
         record's extra tokens until the next compaction, which comes at the hard limit when the
-        window forced this one, else where the schedule expects it. When the record would leave
-        less room than one request's growth, only if a summary would not leave more. `rebuild`:
-        the rebuild estimate when the caller has it already."""
+        window forced this one, else where the schedule expects it; never if that `thrashes`. Leaving
+        under one request's growth, only if a summary would too. `rebuild`: its estimate, if known."""
         if not (cm.settings.priced_compaction and cm.settings.compaction_records) or cm.compactor is None:
             return False
         fixed = cm.calibration.tokens(cm.overhead)
@@ -247,17 +246,18 @@ class Schedule(ScheduleState):
         growth = max(self.growth.rate, 1.0)
         with_summary = fixed + (self._rebuild(cm, messages) if rebuild is None else rebuild)
         summary = self.summary_size(cm.limits)
-        requests = (limit - with_summary - record_tokens + summary) / growth
+        requests = (limit - (after := with_summary - summary + record_tokens)) / growth
         if requests < 1.0:
             # The record leaves no room: the next request compacts again. When a summary would not
             # leave room either (a window the system prompt nearly fills), both only defer the
             # next compaction by this request; the record does it for free, if it brings the request
             # under the limit and frees a tenth of the history as any compaction must.
-            after = with_summary - summary + record_tokens
             if ((limit - with_summary) / growth >= 1.0 or after > limit
                     or after > tokens_before - (tokens_before - fixed) / 10):
                 return False
             requests = 1.0
+        elif self.thrashes(cm, reason, after, with_summary):  # a summary's would not come that soon
+            return False
         if summary <= 0:  # the reserve holds no summary beside its instruction: a record is all there is
             return True
         if not self.prices.known:  # no fewer tokens than the summary and no request: cheaper at any prices
@@ -294,9 +294,9 @@ class Schedule(ScheduleState):
         """Whether a compaction leaving a request of `after` tokens would have the window force the
         next one within the thrash guard's `thrash_requests`, where one leaving `instead` would not.
         Each compaction also archives the whole transcript and shows on the screen: a form of it
-        that is cheaper in tokens (a record appended to the kept compaction message) is not chosen
-        when it brings the next compaction that near. Without this, records appended one after the
-        other filled a 16K window's room until every request compacted."""
+        that is cheaper in tokens (a record, or one appended to the kept compaction message) is not
+        chosen when it brings the next compaction that near: records appended one after the other
+        filled a 16K window's room until every request compacted, an 8K window's until every other."""
         forced = self.hard_limit(cm) if reason == "window" else cm.limits.threshold
         growth = max(self.growth.rate, 1.0)
         soon = cm.settings.thrash_requests + 1
