@@ -50,6 +50,31 @@ def _sigint_as_found() -> Iterator[None]:
         pytest.fail(f"SIGINT's handler was left changed ({after!r}, was {before!r})", pytrace=False)
 
 
+_KEYS = "compact_agent.context.plumbing.secrets"
+
+
+@pytest.fixture(autouse=True)
+def _secrets_as_found() -> Iterator[None]:
+    """The keys a test registers for redaction (an `AgentSession` built in the test's process
+    registers its key) are forgotten after it. The registry is the process's: left there, every
+    later test in the worker redacted each file it wrote against hundreds of keys' patterns (a
+    test spilling sixty 65K results took 16-31 s of CPU in the suite, 0.3 s alone)."""
+    module = sys.modules.get(_KEYS)
+    kept = None if module is None else (set(module.registered_keys), set(module.key_forms),
+                                        list(module._spread), set(module._bodies), module._pieces)
+    yield
+    module = sys.modules.get(_KEYS)
+    if module is None:
+        return
+    keys, forms, spread, bodies, pieces = kept or (set(), set(), [], set(), None)
+    # In place: compact_agent.secrets holds the same set objects under its own names.
+    for now, was in ((module.registered_keys, keys), (module.key_forms, forms), (module._bodies, bodies)):
+        now.clear()
+        now.update(was)
+    module._spread[:] = spread
+    module._pieces = pieces
+
+
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
     from tests.forked_cli import shared_zygote
