@@ -136,4 +136,4 @@ def test_the_refusal_says_whether_a_rule_matched_or_the_line_could_not_be_read(t
     assert perms.check("bash", "echo $'a' #'\ngit push origin") == "permission denied: command matches deny rule 'git push *'"
     held = perms.check("bash", f"echo {PAYLOAD}; echo $[_]") or ""
     assert held.startswith("permission denied: what the command runs cannot be told (") and "matches" not in held, held
-    assert held.endswith("so the deny rules ('rm *', …) cannot be checked"), held
+    assert held.endswith("so the deny rules ('rm *', 'git push *') cannot be checked"), held

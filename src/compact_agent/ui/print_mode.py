@@ -24,6 +24,7 @@ from ..agent.run.runner import AgentSession, TurnResult
 from ..agent.run.server_windows import HOW
 from ..agent.run.stream_events import blocked_line, compaction_end, problem_line, window_choice
 from ..agent.run.turn import CUT_NOTE
+from ..agent.safety.bash_rules import refusal_kind
 from ..cli_help import nothing_spent
 from ..context.plumbing.events import Event
 from ..early_prompt import Early, save_early, take_back
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..agent.accounting.costs import CostReport
     from ..context import CompactionResult
 
-#: Exit codes: 0 done, 1 failed, 3 finished but actions that need approval were refused.
+#: Exit codes: 0 done, 1 failed, 3 finished but actions were refused (needing approval, or by a deny rule).
 EXIT_REFUSED = 3  # (and 141 when the reader of stdout left early: pipes.py)
 class PrintRun:
     """The state of one print-mode run, so the callbacks stay small."""
@@ -52,9 +53,10 @@ class PrintRun:
         self.stream = output_format == "stream-json"
         self.verbose = verbose
         self.started = time.monotonic()
-        self.denied: list[str] = []
-        #: why a refused command was not covered by the --allowed-tools 'bash(…)' rules given, each once
-        self.not_covered: list[str] = []
+        self.denied: list[str] = []  # the calls refused: those that needed approval, and (call, why) by a deny rule
+        self.needing: list[str] = []
+        self.by_rule: list[tuple[str, str]] = []
+        self.not_covered: list[str] = []  # why the --allowed-tools 'bash(…)' rules given did not cover one, each once
         self.calls: dict[str, dict[str, Any]] = {}
         #: instruction files the model wrote without a question (permissions.changed_note), each once
         self.instruction_files: list[str] = []
@@ -96,15 +98,13 @@ class PrintRun:
         sys.stderr.flush()
 
     def trace(self, text: str) -> None:
-        """A line of `--verbose` (a tool call, its result, a layer's saving, a compaction) on stderr as
-        the REPL shows it, without the `compact-agent: ` of a warning: the tool lines had none, the
-        layers' lines had it, so one run's trace read as two kinds of message."""
+        """A line of `--verbose` (a tool call, its result, a layer's saving, a compaction) on stderr as the REPL
+        shows it, without a warning's `compact-agent: ` (one run's trace read as two kinds of message)."""
         sys.stderr.write(visible(secrets.redact(text)) + "\n")
         sys.stderr.flush()
 
     def refused_and_changed(self) -> dict[str, Any]:
-        """What every result object ends with: the actions refused, the instruction files changed
-        unasked, and the window learned in the run (null where none was)."""
+        """What every result object ends with: the actions refused, the instruction files changed unasked, the window learned."""
         return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files,
                 "learned_window": self.learned}
 
@@ -162,14 +162,14 @@ class PrintRun:
     def on_tool(self, obj: dict[str, Any]) -> None:
         if obj["type"] == "tool_call":
             self.calls[obj["id"]] = obj
-        elif obj.get("error") and str(obj.get("content", "")).startswith("permission denied:") \
-                and "needs approval" in str(obj.get("content", "")):
-            call = self.calls.get(obj["id"], obj)
-            self.denied.append(tool_lines.call_line(call)[2:])
-            said = str(obj.get("content", ""))  # `... needs approval (WHY); rerun with --yes to allow`
-            why = said.partition(" needs approval (")[2].rpartition("); rerun with --yes")[0]
-            if why and why not in self.not_covered:
-                self.not_covered.append(why)
+        elif obj.get("error") and (kind := refusal_kind(str(obj.get("content", "")))) is not None:
+            call = tool_lines.call_line(self.calls.get(obj["id"], obj))[2:]
+            self.denied.append(call)
+            if kind[0] == "deny":  # a deny rule's refusal: --yes does not lift it
+                self.by_rule.append((call, kind[1]))
+            else:
+                self.needing.append(call)
+                self.not_covered += [kind[1]] if kind[1] and kind[1] not in self.not_covered else []
         if self.stream:
             self.emit(obj)
         if self.verbose:
@@ -304,12 +304,15 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 
 
 def _refused(run: PrintRun) -> int:
-    """What print mode refused (it does not ask), said on stderr: exit 3."""
-    # with the rules given, why they did not cover a command: it said `allow them with --allowed-tools`
-    # to one who had, of `python x; sleep 3` under bash(python *)
+    """What print mode refused (it does not ask; a deny rule holds even with --yes), said on stderr: exit 3."""
+    # with the rules given, why they did not cover a command (not `allow them with --allowed-tools` to one who had)
     why = f" ({'; '.join(run.not_covered)[:300]})" if run.not_covered else ""
-    run.note(f"refused {plural(len(run.denied), 'action')} needing approval: {'; '.join(run.denied)[:300]}{why} — "
-             "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
+    said = [f"{plural(len(run.by_rule), 'action')} by the deny rules, which --yes does not lift: "
+            f"{'; '.join(f'{call} ({words})' for call, words in run.by_rule)[:300]}"] if run.by_rule else []
+    if run.needing:
+        said.append(f"{plural(len(run.needing), 'action')} needing approval: {'; '.join(run.needing)[:300]}{why} — "
+                    "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
+    run.note(f"refused {said[0]}" if len(said) == 1 else f"refused {plural(len(run.denied), 'action')}: {'; '.join(said)}")
     return EXIT_REFUSED
 
 
@@ -358,8 +361,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
 
 
 def _hints(root: Path, session_id: str | None) -> tuple[str, str]:
-    """How a failure says the session its prompt is saved in goes on: `-c`, or `-r ID` where `-c`
-    opens another (session/answered.py)."""
+    """How a failure says the session its prompt is saved in goes on: `-c`, or `-r ID` where `-c` opens another."""
     from ..session.answered import answered, continued_id
 
     if session_id is None or (was := stop_signals.passed_over(session_id)) is None:  # else known from the start

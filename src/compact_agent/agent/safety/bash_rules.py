@@ -262,13 +262,36 @@ def denied_by(line: str, patterns: Sequence[str], depth: int = 0, strict: bool =
     return pats[0][0] if unread and strict else None
 
 
-def deny_words(line: str, pattern: str) -> str:
+def deny_words(line: str, pattern: str, rules: Sequence[str] = ()) -> str:
     """What a refusal by the deny rules (`denied_by` gave `pattern`) says of `line`: the rule a
     command of it matches, or, where none does, that what it runs cannot be told (bash evaluates
-    part of it again as text), so no deny rule can be checked."""
+    part of it again as text), so no deny rule (`rules`, all of them: said as they are, the first
+    few and `…` where there are more) can be checked."""
     if denied_by(line, [pattern], strict=False) is not None:
         return f"command matches deny rule {quoted(pattern)}"
-    return f"what the command runs cannot be told ({unread_why(line)}), so the deny rules ({quoted(pattern)}, …) cannot be checked"
+    rules = list(rules) or [pattern]
+    said = ", ".join(map(quoted, rules[:SAID_RULES])) + (", …" if len(rules) > SAID_RULES else "")
+    return (f"what the command runs cannot be told ({unread_why(line)}), so the deny "
+            f"{'rules' if len(rules) > 1 else 'rule'} ({said}) cannot be checked")
+
+
+#: How many deny rules a refusal names before `…`.
+SAID_RULES = 3
+
+
+def refusal_kind(text: str) -> tuple[str, str] | None:
+    """What a tool's refusal `text` was: ("approval", why the allow rules did not cover it, or "")
+    for a call that needed approval nobody gave, ("deny", its words) for one a deny rule stopped
+    (bash, path or MCP deny rules, or a bash line they cannot read), else None (not a refusal of
+    the user's rules: a path outside the working directory, a declined question)."""
+    said = text.removeprefix("permission denied: ")
+    if said == text:
+        return None
+    if " needs approval" in said:  # `bash needs approval (WHY); rerun with --yes to allow`
+        return "approval", said.partition(" needs approval (")[2].rpartition("); rerun with --yes")[0]
+    if "deny rule" in said or "of deny_tools" in said:
+        return "deny", said.partition("; the user can change it by hand")[0]
+    return None
 
 
 def unread_why(line: str) -> str:

@@ -340,7 +340,7 @@ class Permissions:
                 return Decision(self.asked(self.ask, tool, detail, None, f"the deny rules ({rules}) cannot tell what "
                                            f"this line runs ({why}): it could run what they forbid"))
             if rule and rule[0] == "deny":
-                return Decision(f"permission denied: {deny_words(detail, rule[1])}")
+                return Decision(f"permission denied: {deny_words(detail, rule[1], self.deny_bash)}")
             if rule:
                 return Decision(None)
         resolved = resolve_path(self.cwd, path) if path is not None else None
