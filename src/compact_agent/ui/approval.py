@@ -280,10 +280,11 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
     (paste_keys.py). A dumb terminal (TERM=dumb: an editor's shell buffer) gets the typed
     question (`typed_only`): the menu is drawn with escape sequences, which it prints as they are.
     A bash line the deny rules cannot read (`held`, permissions.AskFn) is asked with why, under the
-    header; the answer offers no "always", and no is its default."""
+    header; the answer offers no "always", and no is its default. A line the --allowed-tools rules
+    did not cover is asked with why (`why`), as print mode's refusal says it."""
     use_menu = use_menu and not typed_only(output)
 
-    def ask(tool: str, detail: str, held: str | None = None) -> Answer | Instead:
+    def ask(tool: str, detail: str, held: str | None = None, why: str | None = None) -> Answer | Instead:
         with paused() as hand_over:
             what, body = "run", detail
             if tool != "bash":  # "edit a.py\n<diff>": the header says what, the body shows the diff
@@ -291,6 +292,8 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             console.print(Text.assemble("  ⎿ ", (tool, "bold"), f" wants to {what}:"))
             if held is not None:  # why no deny rule can vouch for it, before the line itself
                 body = f"{INSTRUCTION_MARK} {held}; say yes only if you have read what it runs\n{body}"
+            elif why is not None:  # why the --allowed-tools rules did not cover it, as print mode says
+                body = f"{INSTRUCTION_MARK} {why}\n{body}"
             if body.startswith(INSTRUCTION_MARK):  # a file later sessions obey: said apart from the diff
                 warning, _, body = body.partition("\n")  # wrapped under its own words, as the diff is
                 lines = cells.wrap(visible(warning), max(20, console.width - 6), indent="  ")

@@ -338,8 +338,9 @@ def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None
         if not any(not keys or _spelt(texts, keys, p.split(" ")) for p in matched):
             if matched:  # a `*` of the rule stood for what it runs
                 spelt = " ".join(shown([texts[k]]) for k in sorted(keys))
-                return (f"`{shown(texts)}` is not covered by {rules}: a rule covers the words `{spelt}` of it "
-                        "(what it runs, deletes or writes) only where it spells them out")
+                such = f", such as bash({rule})" if (rule := _spelling_rule(texts, keys)) else ""
+                return (f"`{shown(texts)}` is not covered by {rules}: a `*` of a rule does not stand for `{spelt}` "
+                        f"(what it runs, deletes or writes); only a rule that spells it out covers it{such}")
             missing.append(shown(texts))
     if not missing:
         return None
@@ -347,6 +348,22 @@ def _not_covered(line: str, patterns: Sequence[str], lexed: Lexed) -> str | None
         return (f"each command of a compound line must be allowed by itself, and `{missing[0]}` is not "
                 f"covered by {rules}")
     return f"`{missing[0]}` is not covered by {rules}"
+
+
+def _spelling_rule(words: list[str], keys: set[int]) -> str | None:
+    """An allow rule that covers the command `words` by spelling out its `keys` (and the command a
+    find action runs: `find * -exec rm *`), a `*` for the rest; None where no such rule can be said."""
+    if words[0].rsplit("/", 1)[-1] in SHELLS:  # `bash -c *` would run anything: no rule to offer
+        return None
+    kept = {0} | keys | {k + 1 for k in keys if words[k] in FIND_RUNS and words[0].endswith("find")}
+    parts: list[str] = []
+    for i, w in enumerate(words):
+        if i in kept:
+            parts.append(w)
+        elif not parts or parts[-1] != "*":
+            parts.append("*")
+    rule = " ".join(parts)
+    return rule if "\n" not in rule and allowed_by(shown(words), [rule]) else None
 
 
 def allowed_by(line: str, patterns: Sequence[str]) -> bool:

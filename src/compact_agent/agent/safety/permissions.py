@@ -49,9 +49,9 @@ class Instead:
 class AskFn(Protocol):
     """The permission question (ui/approval.py's make_ask): `tool` wants `detail`. `held`: why the
     deny rules cannot tell what a bash line runs; the question says it, its default is no, and it
-    offers no "always" (`Permissions.decide`)."""
+    offers no "always" (`Permissions.decide`). `why`: why the --allowed-tools rules did not cover it."""
 
-    def __call__(self, tool: str, detail: str, held: str | None = None) -> Answer | Instead: ...
+    def __call__(self, tool: str, detail: str, held: str | None = None, why: str | None = None) -> Answer | Instead: ...
 
 
 def instead_text(text: str) -> str:
@@ -366,14 +366,16 @@ class Permissions:
             what, _, change = detail.partition("\n")
             said = INSTRUCTION_FILE if command is None else COMMAND_FILE.format(name=command)
             detail = f"{what}\n{INSTRUCTION_MARK} {instruction} {said}\n{change}"
-        return Decision(self.asked(self.ask, tool, detail, scope), instruction, command=command)
+        why = why_not_allowed(detail, self.allow_bash) if tool == "bash" else None  # said as print mode says it
+        return Decision(self.asked(self.ask, tool, detail, scope, why=why), instruction, command=command)
 
     def asked(self, ask: AskFn, tool: str, detail: str, scope: tuple[str, str] | None,
-              held: str | None = None) -> str | None:
+              held: str | None = None, why: str | None = None) -> str | None:
         """The user's answer to `ask`, as `check` returns it; "always" adds `scope` (None: it covers
-        this call only). `held`: why the deny rules cannot read the line (`AskFn`)."""
+        this call only). `held`, `why`: what the question says besides (`AskFn`)."""
         try:
-            answer = ask(tool, detail, held=held) if held is not None else ask(tool, detail)
+            said = {"held": held} if held is not None else {"why": why} if why is not None else {}
+            answer = ask(tool, detail, **said)
         except EOFError:  # stdin closed: nobody can approve
             answer = "deny"
         except Exception as e:  # a broken prompt must not crash the run; refusing is the safe side
