@@ -29,6 +29,13 @@ for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
     os.environ.pop(_name, None)
     os.environ.pop(_name.lower(), None)
 
+# Every provider client a test builds, in its process or in a CLI run it starts, loads the machine's
+# trust store (20 ms for a 220 KB bundle, a tenth of a short CLI run's CPU), and no test speaks TLS:
+# the fake servers are plain HTTP on 127.0.0.1. The tests trust one certificate of their own, whose
+# key was thrown away (a request that reached out for a real TLS host would fail to verify).
+os.environ["SSL_CERT_FILE"] = str(Path(__file__).resolve().parent / "fakes" / "trusts_nothing.pem")
+os.environ.pop("SSL_CERT_DIR", None)
+
 # The agents the tests start inherit this process's signal dispositions, and the agent leaves a
 # SIGHUP it was started ignoring ignored (a run under nohup stays up when its terminal goes): a suite
 # run under nohup, or from a shell that ignores SIGHUP, made every test that sends one wait 30 s in
