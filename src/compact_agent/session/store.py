@@ -95,6 +95,7 @@ class SessionStore:
         self._unsaved: ModelMessage | None = None  # the message the latest load found answered, its answer not saved
         self._calls_unsaved: tuple[ModelMessage, list[str]] | None = None  # …or found with tool calls that ran, not saved
         self._signalled: tuple[ModelMessage, str] | None = None  # …or its request out when a signal ended the run
+        self.next_extra: dict[str, Any] = {}  # the rewrites' records carry it in `extra` while set (model_switch.py)
         #: Told of each rewrite once it is on disk (its boundary, the new history): the checkpoints follow it.
         self.on_rewrite: Callable[[dict[str, Any], Sequence[ModelMessage]], None] | None = None
 
@@ -299,10 +300,10 @@ class SessionStore:
         """Replace the session with a boundary entry plus the new history (atomically).
 
         Callers archive first (see `archive`); on failure the old file stays as it was. `start_of`:
-        the session file (an archive) whose conversation `messages` begin, when not this one.
-        """
-        b = boundary if isinstance(boundary, dict) else boundary.__dict__
-        self._loaded = None
+        the session file (an archive) whose conversation `messages` begin, when not this one."""
+        b, self._loaded = boundary if isinstance(boundary, dict) else boundary.__dict__, None
+        if self.next_extra:  # the window a switch compacted for (model_switch.py), saved with its record
+            b = {**b, "extra": {**(b.get("extra") or {}), **self.next_extra}}
         if not b.get("time"):  # a rewind's record has none: a resume measures the size from when it was made
             b = {**b, "time": self._clock()}
         # What a listing says of the session outlives it too: its first prompt, its messages so far.

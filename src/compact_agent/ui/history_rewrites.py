@@ -60,7 +60,11 @@ def boundary_words(b: Boundary) -> tuple[str, str]:
     if b.trigger == EDITED:  # was 'compaction (history_changed, replace)  0 → 0 tokens'
         return ("the conversation went on from an earlier point (an answer asked for again, or a branch)",
                 "the conversation as it was before:")
-    return (f"compaction ({b.trigger}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens",
+    # Made by `/model … --window N` (model_switch.py): not a /compact the user typed, as `manual` said
+    window = b.extra.get("switched_window")
+    why = f"to fit a {window:,}-token window" if isinstance(window, int) and not isinstance(window, bool) \
+        else b.trigger
+    return (f"compaction ({why}, {b.strategy})  {b.tokens_before:,} → {b.tokens_after:,} tokens",
             "the conversation before it:")
 
 

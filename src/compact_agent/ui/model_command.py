@@ -128,10 +128,14 @@ async def _model(s: AgentSession, args: str, c: Console) -> None:
         f" · context {sw.context[0]:,} → {sw.context[1]:,} tokens as the view layers shape it for this window"
     c.print(f"{switched(sw.old, sw.new, before, sw.window)}{shaped} · auto-compaction at {sw.threshold:,}",
             markup=False, highlight=False)
+    if feed is not None and (sw.compaction is not None or sw.context is not None):
+        # What the layers leave out of the next request for the new window, at once (`foretell`: the
+        # figure above dropped by it; said from that request's event, the line came after the next
+        # turn), with or without a compaction, then the compaction's line.
+        feed.foretell()
+        feed.say_switched()
     if sw.compaction is not None:  # after the line that says why, as /compact says it: its line, then the archive
-        if feed is not None:
-            feed.say_switched()  # held by the REPL's feed as it came, with what the layers left out before it
-        else:
+        if feed is None:
             c.print(render.compact_line(sw.compaction.event), markup=False, highlight=False, soft_wrap=True)
         if sw.compaction.archive is not None:  # a path, whole
             c.print(render.archived_at(sw.compaction.archive), markup=False, highlight=False, soft_wrap=True)

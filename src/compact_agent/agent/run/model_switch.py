@@ -41,6 +41,8 @@ from . import server_turns, server_windows
 from .window_check import check_window
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from ...settings_file import Loaded
     from .runner import AgentSession
 
@@ -172,10 +174,22 @@ async def _compacted(session: AgentSession, window: int) -> tuple[CompactionResu
     answering 402 (its balance run out) or 404 (a model it no longer serves) failed every `/model …
     --window N` and `/compact`, the switch that would leave that model included. Its event names the
     `window` it was made for (`switched_window`), before it is emitted: the REPL said it as
-    `compacted (manual, full)`, a /compact the user had not typed, above the line saying why."""
+    `compacted (manual, full)`, a /compact the user had not typed, above the line saying why. Its
+    saved record names it too (the boundary's `extra`, history_rewrites.py): `/history` listed it as
+    `compaction (manual, full)`, also after a restart. The trigger stays `manual` (hooks, `-p` JSON)."""
     async def marked(result: CompactionResult) -> bool:
         result.event.detail["switched_window"] = window
+        session.store.next_extra = {"switched_window": window}  # dropped again below, saved or not
         return True
+    try:
+        return await _marked(session, marked)
+    finally:
+        session.store.next_extra = {}
+
+
+async def _marked(session: AgentSession, marked: Callable[[CompactionResult], Awaitable[bool]]
+                  ) -> tuple[CompactionResult, str | None]:
+    """`_compacted`'s compaction, `marked` as made for the new window."""
     try:
         return await session.compact(confirm=marked), None
     except (CompactionError, UsageLimitExceeded):  # refused, blocked, not smaller: no request failed
