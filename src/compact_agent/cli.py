@@ -282,7 +282,7 @@ def sessions_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --delete or --delete-older-than: say what would be removed, and remove nothing.")] = False,
 ) -> None:
     """List this directory's sessions, newest first (for --resume ID), or remove some (--delete, --delete-older-than)."""
-    from .agent.run.options import session_root
+    from .cli_resume import found_sessions, sessions_elsewhere
     from .cli_unused import say_unused
     from .config import home_dir, home_problem
     from .ui.sessions_list import MAX_LISTED, format_row, session_rows, unlisted_line
@@ -293,6 +293,7 @@ def sessions_command(
     work = working_dir((ctx.obj or {}).get("cwd"))
     if dry_run and not delete and older is None:
         raise fail("--dry-run goes with --delete or --delete-older-than: it says what they would remove", 2)
+    root = found_sessions(work)  # and says once whose they are, when the project was moved or renamed
     if delete or older is not None:
         from .session import removal
         if delete and older is not None:
@@ -303,22 +304,21 @@ def sessions_command(
         if all_:
             raise fail("--all is for the listing: --delete-older-than already covers every session of this "
                        "directory (another directory's: compact-agent --cwd DIR sessions ...)", 2)
-        folded = {r.id: r.folded for r in session_rows(session_root(work)) if r.folded} if delete else {}
-        raise typer.Exit(removal.run(session_root(work), home_dir(), delete or [], older,
+        folded = {r.id: r.folded for r in session_rows(root) if r.folded} if delete else {}
+        raise typer.Exit(removal.run(root, home_dir(), delete or [], older,
                                      say=lambda line: sys.stdout.write(visible(line) + "\n"),
                                      warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n"),
                                      dry=dry_run, folded=folded))
     from .session.leftovers import leftovers, lines
 
-    rows = session_rows(session_root(work), limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
+    rows = session_rows(root, limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
     if not rows:  # and where a project of this name keeps its own, when this folder was copied or moved
-        from .cli_resume import sessions_elsewhere
-        sys.stdout.write(visible(f"no sessions in {work}{sessions_elsewhere(work, session_root(work))}") + "\n")
+        sys.stdout.write(visible(f"no sessions in {work}{sessions_elsewhere(work, root)}") + "\n")
     for r in rows:
         sys.stdout.write(visible(format_row(None, r)) + "\n")
-    if not all_ and (more := unlisted_line(session_root(work), rows, "-r ID")) is not None:
+    if not all_ and (more := unlisted_line(root, rows, "-r ID")) is not None:
         sys.stdout.write(visible(more) + "\n")
-    for line in lines(leftovers(session_root(work))):  # what is left of sessions whose file is gone
+    for line in lines(leftovers(root)):  # what is left of sessions whose file is gone
         sys.stdout.write(visible(line) + "\n")
 
 

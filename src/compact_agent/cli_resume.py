@@ -277,7 +277,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
     a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
     that names no session or several, is a mistake in the command line."""
-    from .agent.run.options import SessionOptions, found_root, resolve_session_id
+    from .agent.run.options import SessionOptions, resolve_session_id
     from .cli_help import fail
     from .error_text import first_line
     from .session.answered import continued
@@ -285,9 +285,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     from .session.not_a_session import newest_session, refusal
     from .ui.visible import visible
 
-    root, was = found_root(work)
-    if was is not None:  # the project was moved or renamed since: its sessions are found all the same
-        sys.stderr.write(visible(f"compact-agent: note: {moved_note(was)}") + "\n")
+    root = found_sessions(work)
     if continue_:
         found = list_sessions(root)
         if not found:
@@ -305,9 +303,24 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         return None
     try:
         session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
-    except FileNotFoundError as e:
-        raise fail(first_line(e), 2) from None
+    except FileNotFoundError as e:  # none here at all: where a project of this name keeps its own
+        raise fail(first_line(e) + (sessions_elsewhere(work, root) if not list_sessions(root) else ""), 2) from None
     return root / f"{session_id}.jsonl"
+
+
+def found_sessions(work: Path) -> Path:
+    """The sessions folder of `work` (options.found_root), once what it found is said on stderr:
+    sessions saved by the path this folder had before it was moved or renamed, or sessions saved at
+    this path for another folder, renamed since, which were handed to it."""
+    from .agent.run.options import found_root
+    from .ui.visible import visible
+
+    found = found_root(work)
+    if found.was is not None:  # the project was moved or renamed since: its sessions are found all the same
+        sys.stderr.write(visible(f"compact-agent: note: {moved_note(found.was)}") + "\n")
+    if found.owner is not None:
+        sys.stderr.write(visible(f"compact-agent: note: {owned_note(found.owner)}") + "\n")
+    return found.root
 
 
 def moved_note(was: str) -> str:
@@ -315,6 +328,15 @@ def moved_note(was: str) -> str:
     was moved or renamed (session/project_identity.py): from now on they are found by this one."""
     return (f"the sessions saved in {was} are this folder's: it is that folder, moved or renamed since "
             "(compact-agent sessions lists them)")
+
+
+def owned_note(owner: Path) -> str:
+    """What a run in a folder made at a project's old path says once, when the sessions saved there
+    were that project's (it was renamed since) and go with it: this folder starts without them."""
+    import shlex
+
+    return (f"the sessions saved at this path are those of {owner}, the folder that was here, renamed since; "
+            f"they are its own now (compact-agent --cwd {shlex.quote(str(owner))} sessions lists them)")
 
 
 def sessions_elsewhere(work: Path, root: Path) -> str:

@@ -79,6 +79,9 @@ def test_a_new_session_or_the_listing_in_a_moved_project_keeps_the_earlier_ones(
     ids = [p.stem for p in list_sessions(home / "projects" / project_slug(tmp_path / "one-renamed"))]
     assert len(ids) == 2 and first in ids, ids
     assert listed.code == 0 and second in listed.stdout, listed.stdout
+    assert listed.stderr.strip() == (f"compact-agent: note: the sessions saved in {(tmp_path / 'two').resolve()} are "
+                                     "this folder's: it is that folder, moved or renamed since (compact-agent sessions "
+                                     "lists them)"), listed.stderr  # said where they are taken, as -c says it
     assert list_sessions(home / "projects" / project_slug(tmp_path / "two-renamed"))
 
 
@@ -139,6 +142,10 @@ def test_a_copied_project_is_told_where_its_sessions_are_and_how_to_open_them(tm
             f"compact-agent: no earlier session in {new.resolve()} to continue; start one without --continue; {said}"
         ), refused.stderr
         assert picker.code == 1 and said in picker.stderr, picker.stderr
+        by_id = Cli(home, new, zygote)("-p", "and now?", "-r", sid, *fake(server))
+        assert by_id.code == 2 and by_id.stderr.strip() == (
+            f"compact-agent: no session {sid} for {new.resolve()} (compact-agent sessions lists them); {said}"
+        ), by_id.stderr
         listed = Cli(home, new, zygote)("sessions")
         assert listed.code == 0 and listed.stdout.strip() == f"no sessions in {new.resolve()}; {said}", listed
         os.rename(*(Path(p) for p in shlex.split(said.split(": mv ", 1)[1].removesuffix(" makes it this folder's"))))
@@ -206,3 +213,48 @@ def test_nothing_is_said_of_a_project_of_another_name(tmp_path: Path, zygote: Zy
         refused = Cli(home, tmp_path / "other", zygote)("-p", "and now?", "-c", *fake(server))
     assert refused.code == 1 and refused.stderr.strip() == (
         f"compact-agent: no earlier session in {(tmp_path / 'other').resolve()} to continue; start one without --continue")
+
+
+def test_a_new_folder_at_a_renamed_projects_path_leaves_it_its_sessions(tmp_path: Path, zygote: Zygote) -> None:
+    """`mv app app2; mkdir app`: the sessions saved in app are app2's (the folder they were saved
+    for), not the new app's, whose path their folder is named from. The new folder's run hands them
+    to app2 and says so; app2 lists them and goes on with them."""
+    old, renamed, home = tmp_path / "app", tmp_path / "app2", tmp_path / "home"
+    with FakeOpenAIServer(echo) as server:
+        sid = one_session(old, home, zygote, server)
+        os.rename(old, renamed)
+        old.mkdir()
+        listed_new = Cli(home, old, zygote)("sessions")
+        listed = Cli(home, renamed, zygote)("sessions")
+        went_on = Cli(home, renamed, zygote)("-p", "and now?", "-c", *fake(server))
+        fresh = Cli(home, old, zygote)("-p", "hi", "-c", *fake(server))
+    assert listed_new.code == 0 and listed_new.stdout.strip() == f"no sessions in {old.resolve()}", listed_new
+    assert listed_new.stderr.strip() == (
+        f"compact-agent: note: the sessions saved at this path are those of {renamed.resolve()}, the folder that was "
+        f"here, renamed since; they are its own now (compact-agent --cwd {shlex.quote(str(renamed.resolve()))} "
+        "sessions lists them)"), listed_new.stderr
+    assert listed.code == 0 and sid in listed.stdout and listed.stderr == "", listed
+    assert went_on.code == 0 and went_on.stdout.strip() == "remember the parser | and now?", went_on
+    assert fresh.code == 1 and "no earlier session" in fresh.stderr, fresh
+    assert [p.stem for p in list_sessions(home / "projects" / project_slug(renamed))] == [sid]
+    assert (project_identity.recorded(home / "projects" / project_slug(renamed)) or {}).get("path") == \
+        str(renamed.resolve())
+
+
+def test_a_new_folder_at_a_moved_projects_path_does_not_make_its_sessions_its_own(
+        tmp_path: Path, zygote: Zygote) -> None:
+    """Moved to another parent, the folder is not looked for; the sessions are read at their path as
+    they always were, but their record still names the folder they were saved for: its run, later,
+    takes them (it wrote over the record, and that folder found none)."""
+    old, moved, home = tmp_path / "src" / "app", tmp_path / "work" / "app2", tmp_path / "home"
+    with FakeOpenAIServer(echo) as server:
+        sid = one_session(old, home, zygote, server)
+        moved.parent.mkdir()
+        os.rename(old, moved)
+        old.mkdir()
+        listed_new = Cli(home, old, zygote)("sessions")
+        went_on = Cli(home, moved, zygote)("-p", "and now?", "-c", *fake(server))
+    assert listed_new.code == 0 and sid in listed_new.stdout, listed_new
+    assert went_on.code == 0 and went_on.stdout.strip() == "remember the parser | and now?", went_on
+    assert f"the sessions saved in {old.resolve()} are this folder's" in went_on.stderr, went_on.stderr
+    assert [p.stem for p in list_sessions(home / "projects" / project_slug(moved))] == [sid]

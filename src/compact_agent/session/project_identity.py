@@ -17,8 +17,12 @@ is then later, in nanoseconds. It costs a stat and a statx, no more. Not chosen:
 
 Each project's sessions folder holds what identified its project, in `.project.json` ("path",
 "device", "inode", "born"), written by `remember` when a run finds sessions there and the file says
-otherwise (a project found at the path where another stood before takes the sessions of that path,
-as it always did, and the file then names it); `project-ids/<device>-<inode>-<born>`, beside
+nothing or names this folder by another path. A new folder at the path the file names (`mv app
+app2; mkdir app`) does not make them its own: when the folder they were saved for is found beside
+it (renamed in its parent), they are handed to it (`owner_elsewhere`); otherwise they are read where
+they are and the file is left naming that folder, whose run takes them (`moved_here`), and, where no
+birth time tells the two folders apart, the file names the new one, which takes them as a project
+at that path always did. `project-ids/<device>-<inode>-<born>`, beside
 `projects/`, names that sessions folder. A run in a folder without sessions of its own looks there (`moved_here`) for
 a sessions folder whose .project.json names this very folder by another path: that folder is then
 this path's (options.session_root renames it, as it renames the folders earlier versions named),
@@ -78,7 +82,7 @@ def remember(root: Path, cwd: Path) -> None:
         return
     data = secrets.redact_bytes(json.dumps(now).encode())  # as atomic_write saves it (a key in the path)
     said, indexed = _read(root / FILE) == data, now["born"] is None or _indexed(root.parent, now) == root.name
-    if said and indexed or not root.is_dir() or root.is_symlink() or not list_sessions(root):
+    if said and indexed or not root.is_dir() or root.is_symlink() or not list_sessions(root) or _replaced(root, now):
         return
     with contextlib.suppress(OSError):
         if not said:
@@ -115,6 +119,41 @@ def moved_here(projects: Path, cwd: Path) -> tuple[Path, str] | None:
             or not list_sessions(folder):
         return None
     return folder, was["path"]
+
+
+def _replaced(root: Path, now: dict[str, Any]) -> dict[str, Any] | None:
+    """The identity `root` records when it names another folder by the path of `now` (that folder
+    was moved or renamed, or removed, and a new one made at its path), each known by its birth time;
+    None otherwise. The record is then left as it is: the folder it names, wherever it is now, finds
+    its sessions by it (`moved_here`); written over, they were the new folder's, and the one they
+    were saved for found none."""
+    was = recorded(root)
+    if was is None or was["born"] is None or now["born"] is None or was["path"] != now["path"] \
+            or all(was[k] == now[k] for k in _KEYS):
+        return None
+    return was
+
+
+def owner_elsewhere(root: Path, cwd: Path) -> Path | None:
+    """The folder the sessions in `root` (`cwd`'s sessions folder by its path) were saved for, when
+    that is another folder, renamed since within its parent (`mv app app2; mkdir app`): found among
+    the entries of that parent by its device, inode and birth time. None otherwise (the sessions are
+    then read where they are, and `remember` leaves their record for that folder to find them)."""
+    now = identity(cwd)
+    was = _replaced(root, now) if now is not None else None
+    if was is None:
+        return None
+    path = Path(was["path"])
+    try:
+        with os.scandir(path.parent) as entries:
+            found = [Path(e.path) for e in entries if e.inode() == was["inode"] and e.path != was["path"]
+                     and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return None
+    for folder in found:
+        if (it := identity(folder)) is not None and all(it[k] == was[k] for k in _KEYS):
+            return Path(it["path"])
+    return None
 
 
 def _read(path: Path) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ... import secrets
 from ...config import Settings, home_dir
@@ -98,24 +98,43 @@ def session_root(cwd: Path, home: Path | None = None) -> Path:
     return found_root(cwd, home)[0]
 
 
-def found_root(cwd: Path, home: Path | None = None) -> tuple[Path, str | None]:
-    """`session_root`, and the path the project had when its sessions were saved when they were
-    found by its folder (moved or renamed since; None otherwise), for `-c` and `-r` to say."""
+class Found(NamedTuple):
+    """Where `cwd`'s sessions are (`session_root`), and what a run says of them once."""
+
+    root: Path
+    #: the path the project had when its sessions were saved, when they were found by its folder
+    #: (moved or renamed since); None otherwise
+    was: str | None = None
+    #: the folder the sessions saved at `cwd`'s path were handed to: the folder they were saved for,
+    #: renamed since (`mv app app2; mkdir app`: they are app2's, not the new app's); None otherwise
+    owner: Path | None = None
+
+
+def found_root(cwd: Path, home: Path | None = None) -> Found:
+    """`session_root`, with what `-c`, `-r` and the sessions list say once (`Found`)."""
     projects = (home or home_dir()) / "projects"
     root = projects / project_slug(cwd)
     if root.exists():
+        if (owner := project_identity.owner_elsewhere(root, cwd)) is not None:
+            theirs = projects / project_slug(owner)
+            try:  # as that folder's run would take them (moved_here): this folder starts without any
+                root.rename(theirs)
+            except OSError:  # that folder has a sessions folder of its own by now: left as they are
+                return Found(root)
+            project_identity.remember(theirs, owner)
+            return Found(root, None, owner)
         project_identity.remember(root, cwd)
-        return root, None
+        return Found(root)
     if (same := _same_path(projects, path_hash(str(cwd.resolve())))) is not None:
-        return _moved(same, root, cwd), None
+        return Found(_moved(same, root, cwd))
     old = projects / legacy_slug(cwd)
     # An old name can read like another directory's new one (`proj-4c1e…` is the old name of a
     # directory called that, and the new name of `proj`): that folder is not taken.
     if old.is_dir() and not old.is_symlink() and not NEW_NAME.search(old.name):
-        return _moved(old, root, cwd), None
+        return Found(_moved(old, root, cwd))
     if (moved := project_identity.moved_here(projects, cwd)) is not None:
-        return _moved(moved[0], root, cwd), moved[1]
-    return root, None
+        return Found(_moved(moved[0], root, cwd), moved[1])
+    return Found(root)
 
 
 def _same_path(projects: Path, digest: str) -> Path | None:
