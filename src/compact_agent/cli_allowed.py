@@ -38,7 +38,8 @@ def allowed_rules(values: list[str]) -> tuple[tuple[str, ...], list[str]]:
             else:
                 from .setting_names import closest
 
-                choices = f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)"
+                choices = (f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN), or an MCP server's tool as the "
+                           "model calls it, SERVER_TOOL (a pattern of them goes in the server's allow_tools)")
                 if (close := typo_of(item) or closest(item, TOOL_NAMES)) is not None:  # `bsh`: bash
                     choices = f"did you mean {close}? ({choices})"
                 raise fail(f"--allowed-tools: unknown tool {quoted(item)}; {choices}", 2)

@@ -8,7 +8,8 @@ import pytest
 
 from compact_agent.agent.tools.names import TOOL_NAMES
 
-TOOLS = f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN)"  # every tool, in TOOL_NAMES' order
+TOOLS = (f"use one of {', '.join(TOOL_NAMES)} or bash(PATTERN), or an MCP server's tool as the model calls it, "
+         "SERVER_TOOL (a pattern of them goes in the server's allow_tools)")  # every tool, in TOOL_NAMES' order
 
 
 @pytest.mark.parametrize(("args", "said"), [
@@ -34,6 +35,8 @@ def test_a_name_misspelt_is_answered_with_the_one_meant(cli, args, said):
 @pytest.mark.parametrize(("args", "said"), [
     (("analyze", ".", "-s", "xyz"), "unknown strategy 'xyz' (choose from ours, "),
     (("-p", "hi", "--allowed-tools", "zzz"), f"--allowed-tools: unknown tool 'zzz'; {TOOLS}\n"),
+    # a pattern of an MCP server's tools is no name the model calls: the line says where one goes
+    (("-p", "hi", "--allowed-tools", "notes_*"), f"--allowed-tools: unknown tool 'notes_*'; {TOOLS}\n"),
 ])
 def test_a_name_like_none_gets_no_guess(cli, args, said):
     res = cli(*args)
