@@ -20,7 +20,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE
 
 from .arguments import counted
-from .compaction.notes import NotesNotSent
+from .compaction.notes import NotesNotSent, past_input_limit
 from .compaction.result import SummaryNotSent
 from .decisions.economics import Prices
 from .decisions.schedule import Schedule
@@ -319,9 +319,9 @@ class Measuring:
             raise SummaryNotSent(said)
 
     def check_notes_fits(self: _Measured, messages: Sequence[ModelMessage]) -> None:
-        """Raise `NotesNotSent` when a session-notes request of `messages` (the view just sent and
-        the notes' instruction, with the previous notes) leaves no room for the notes: the notes
-        are then not updated this time, reported as a failed extraction is (memory.py)."""
+        """Raise `NotesNotSent` when a session-notes request of `messages` (the view just sent and the notes'
+        instruction, with the previous notes) leaves no room for the notes, or is past the run's per-request input
+        limit: the notes are then not updated this time, reported as a failed extraction is (memory.py)."""
         if (said := self.not_fitting(messages, "notes")) is not None:
             raise NotesNotSent(said)
 
@@ -332,14 +332,14 @@ class Measuring:
 
     def not_fitting(self: _Measured, messages: Sequence[ModelMessage], kind: str,
                     window: int | None = None, own: bool | None = None) -> str | None:
-        """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be
-        sent, judged as a request is (`fit_size`, the instructions and tools counted, the
-        estimate's margin kept free) against `window` (a side model's own; else the run's); None
-        when it leaves room for a reply. `own`: sent to the run's model (`fit_size`)."""
+        """Why a request of the library's own (`kind`: "summary", "notes") of `messages` cannot be sent, judged
+        as a request is (`fit_size`, the instructions and tools counted, the estimate's margin kept free) against
+        `window` (a side model's own; else the run's), the notes' also against the run's per-request input limit
+        (`past_input_limit`); None when it fits with room for a reply. `own`: sent to the run's model."""
         size, whose = self.own_request_size(messages, self.to_run_model(own)), f"the {kind} model's" if window else "the"
         window = window or self.limits.window
-        if window - estimate_margin(window) - size >= 1:
-            return None
+        if window - estimate_margin(window) - size >= 1:  # a summary request was cut to that limit (`summary_room`)
+            return past_input_limit(size) if kind == "notes" else None
         return (f"the {kind} request would take {size:,} tokens of {whose} {window:,}-token window, leaving "
                 f"no room for the {kind} ({self.sent_whole(messages, kind)}): not sent")
 

@@ -40,7 +40,8 @@ a caller's usage: its summary requests' tokens and cost are added to it and held
 waits for them: a notes update started after one of its responses (pipeline.py names the run there)
 is held to its limits before it is sent (one with no room is not sent: a failed update) and added
 to its usage after, unchecked (its answer is kept; pydantic-ai's check at the run's next step stops
-the run); it is not cut to a `per_request_input_tokens_limit` as a summary request is. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
+the run). One past the run's `per_request_input_tokens_limit` is not sent (`notes.past_input_limit`, a failed
+update): it repeats the request just sent, its cached prefix, which is not cut as a summary request is. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
 conversation's, outside the hooks), notes a run does not wait for (`notes_in_background=True`), and
 the requests of a summarizer or notes wired in (`Internals.summarizer`, `Internals.memory`: the
 terminal agent prices its own).

@@ -13,7 +13,8 @@ import re
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from ..plumbing import tokens
-from ..plumbing.settings import side_room
+from ..plumbing.settings import estimate_margin, side_room
+from . import in_run
 from .quoting import ENTRIES_NOTE, quoted
 
 SECTIONS = ("Task and intent", "User instructions and constraints (verbatim)",
@@ -34,7 +35,22 @@ class NotesError(ValueError):
 class NotesNotSent(ValueError):
     """A notes request that would not fit the window (the instructions, tool definitions and the
     notes' own instruction fill it): not sent, which the provider would have refused as too long;
-    a failed extraction, retried later."""
+    a failed extraction, retried later. So is one past the run's per-request input limit
+    (`past_input_limit`)."""
+
+
+def past_input_limit(size: int) -> str | None:
+    """Why a notes request of `size` tokens (as the manager judges a request of its own) is not sent
+    in the run it is made in: past the run's `per_request_input_tokens_limit` (`in_run.input_limit`),
+    the estimate's margin kept free as a summary request keeps it; None within it, outside a run, or
+    where the run sets none. A summary request is cut to the limit (`Keeper.summary_room`); a notes
+    request repeats the request just sent, its cached prefix, which is not cut: it was sent past the
+    limit, which pydantic-ai checks on the agent's own responses only. Not sent, a failed update."""
+    most = in_run.input_limit()
+    if most is None or size <= most - estimate_margin(most):
+        return None
+    return (f"the notes request would take {size:,} tokens, past the run's per_request_input_tokens_limit of "
+            f"{most:,} ({estimate_margin(most):,} of it kept free for the estimate's error): not sent")
 
 
 def _section_of(line: str) -> str | None:
