@@ -306,11 +306,11 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
 def _refused(run: PrintRun) -> int:
     """What print mode refused (it does not ask; a deny rule holds even with --yes), said on stderr: exit 3."""
     # with the rules given, why they did not cover a command (not `allow them with --allowed-tools` to one who had)
-    why = f" ({'; '.join(run.not_covered)[:300]})" if run.not_covered else ""
+    why = f" ({tool_lines.listed(run.not_covered)})" if run.not_covered else ""  # whole ones, the rest counted
     said = [f"{plural(len(run.by_rule), 'action')} by the deny rules, which --yes does not lift: "
-            f"{'; '.join(f'{call} ({words})' for call, words in run.by_rule)[:300]}"] if run.by_rule else []
+            f"{tool_lines.listed([f'{call} ({words})' for call, words in run.by_rule])}"] if run.by_rule else []
     if run.needing:
-        said.append(f"{plural(len(run.needing), 'action')} needing approval: {'; '.join(run.needing)[:300]}{why} — "
+        said.append(f"{plural(len(run.needing), 'action')} needing approval: {tool_lines.listed(run.needing)}{why} — "
                     "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
     run.note(f"refused {said[0]}" if len(said) == 1 else f"refused {plural(len(run.denied), 'action')}: {'; '.join(said)}")
     return EXIT_REFUSED

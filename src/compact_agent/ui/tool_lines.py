@@ -110,3 +110,21 @@ class Lines:
         call = None if key == self.last else self.calls.get(key, str(obj.get("tool", "tool")))
         self.last = None
         return result_line(obj, width, call)
+
+
+#: How many characters a list of calls (or of reasons) in print mode's refusal line takes (`listed`).
+LISTED_CHARS = 300
+
+
+def listed(items: list[str], room: int = LISTED_CHARS) -> str:
+    """`items` joined by `; `, as many whole ones as fit in `room` characters (the first always),
+    the rest counted: `bash(make a); bash(make b) and 3 more`. The refusal line cut its list at 300
+    characters, mid-word and with nothing said: the last call refused, or the rule that would cover
+    it, did not show."""
+    shown: list[str] = []
+    for item in items:
+        if shown and len("; ".join([*shown, item])) > room:
+            break
+        shown.append(item)
+    left = len(items) - len(shown)
+    return "; ".join(shown) + (f" and {left:,} more" if left else "")
