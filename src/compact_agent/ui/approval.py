@@ -50,13 +50,16 @@ KEYS = {"y": "y", "a": "a", "n": "n", "i": "i"}
 WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = just no · ctrl-c stops"
 HELD_WAITING = "waiting for approval · ↑↓ Enter · n/y/i · Enter or esc = no · ctrl-c stops"
 INSTEAD_PROMPT = "  what should the model do instead? (Enter alone or esc: just no) › "
+#: Said under the held menu when `a` is pressed there: the key did nothing, without a word.
+HELD_NO_ALWAYS = "a: nothing allowed · no “always” for a line the deny rules cannot read; each run is asked · y runs it once"
 
 
-def menu_lines(tool: str, selected: int, width: int = 200, held: bool = False) -> StyleAndTextTuples:
+def menu_lines(tool: str, selected: int, width: int = 200, held: bool = False, note: str = "") -> StyleAndTextTuples:
     """(style, text) fragments of the menu, one choice per line, the selected one marked. A choice
     too long for `width` goes on under its own words (`(a)` is never split from its parentheses),
     and the key line breaks between its items: the window's own wrapping cut `(` from `a)`.
-    `held`: HELD_CHOICES (a line the deny rules cannot read)."""
+    `held`: HELD_CHOICES (a line the deny rules cannot read). `note`: a line under the keys, broken
+    between its items as they are (HELD_NO_ALWAYS)."""
     width = max(20, width - 1)  # the last column: a terminal may wrap there by itself
     out: StyleAndTextTuples = [("bold", f"Allow {tool}?\n")]
     for i, (_, key, label) in enumerate(HELD_CHOICES if held else CHOICES):
@@ -65,6 +68,8 @@ def menu_lines(tool: str, selected: int, width: int = 200, held: bool = False) -
         words = [*label.format(what=scope_words(tool)).split(), f" ({KEYS[key]})"]
         out.append((style, "\n".join(wrap_items(words, width - 6, " ", first=f" {mark} {i + 1}. ", rest=" " * 6)) + "\n"))
     out.append(("fg:ansibrightblack", "\n".join(wrap_items((HELD_WAITING if held else WAITING).split(" · "), width, " · "))))
+    if note:
+        out.append(("fg:ansiyellow", "\n" + "\n".join(wrap_items(note.split(" · "), width, " · "))))
     return out
 
 
@@ -96,7 +101,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
     from prompt_toolkit.layout import FormattedTextControl
 
     state, choices = {"selected": 0}, HELD_CHOICES if held else CHOICES  # held: "No" first, selected
-    kb, given = KeyBindings(), AnswerEnter[str]()
+    kb, given, note = KeyBindings(), AnswerEnter[str](), [""]
 
     def pick(answer: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
@@ -116,6 +121,9 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
         kb.add(key.upper())(pick(answer))
     for i, (answer, _, _) in enumerate(choices):
         kb.add(str(i + 1))(pick(answer))
+    if held:  # `a`, "always" at the usual menu, allows nothing here: said, and the menu waits
+        for key in ("a", "A"):
+            kb.add(key)(lambda event: note.__setitem__(0, HELD_NO_ALWAYS))
     kb.add("escape", eager=True)(pick("deny"))
     kb.add("c-c")(pick("interrupt"))
     kb.add("c-d")(pick("deny"))
@@ -138,7 +146,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
     def lines() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
 
-        return menu_lines(tool, state["selected"], get_app().output.get_size().columns, held)
+        return menu_lines(tool, state["selected"], get_app().output.get_size().columns, held, note[0])
 
     control = FormattedTextControl(lines, focusable=True, show_cursor=False)
     app: Application[str] = inline_app(control, given.bindings(kb), inp, output)
