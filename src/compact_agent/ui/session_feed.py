@@ -9,6 +9,8 @@ Nothing here imports pydantic-ai: the REPL module loads without it (repl_start.p
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,7 @@ class SessionFeed:
         #: (`foretell`): that request's event is not said again; (layer, "") → the tokens said of the
         #: layer's decisions that name no result (a fold of rounds without tool calls)
         self.foretold: dict[tuple[str, str], int] = {}
+        self._foretold_of: str | None = None  # the session `foretold` is of (read from its file once)
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -157,6 +160,7 @@ class SessionFeed:
         learned, the line stood inside the answer the REPL was still writing out."""
         self.foretell()
         self.say_gathered()
+        self._keep_foretold()
         for line in self.after:
             self.console.print(line, style="yellow")
         self.after.clear()
@@ -170,6 +174,7 @@ class SessionFeed:
         s = self._session()
         if s is None:
             return
+        self._read_foretold(s)
         try:
             from ..context.shaping import foreseen  # late: the REPL starts before pydantic-ai loads
 
@@ -192,6 +197,8 @@ class SessionFeed:
         list (`ev` is the request's event that made the decision). A decision that names no result
         (a fold of rounds without tool calls, made again with the request's own range) is said less
         the tokens said of the layer's such decisions."""
+        if (s := self._session()) is not None:
+            self._read_foretold(s)
         if not ev.ids:
             credit = self.foretold.get((ev.layer, ""), 0)
             used = min(credit, ev.tokens_freed)
@@ -207,6 +214,35 @@ class SessionFeed:
         if len(said) == len(ev.ids):
             return None
         return replace(ev, ids=[i for i in ev.ids if i not in said], freed=max(0, ev.tokens_freed - share))
+
+    def _read_foretold(self, s: AgentSession) -> None:
+        """`foretold` of session `s`, as its last run's last turn left it (FORETOLD_FILE), once: a
+        saving said at that turn's end is decided by the next request, the first of a run that
+        continues the session (-c), which said it again, 'freed 1,240 tokens' twice for two results.
+        Not where the history has changed since (a rewind, a compaction): its decisions are not those."""
+        if self._foretold_of == s.store.session_id:
+            return
+        self._foretold_of, self.foretold = s.store.session_id, {}
+        from ..regular_file import read_own  # a FIFO in its place is not waited on
+
+        try:
+            kept = json.loads(read_own(s.store.dir / FORETOLD_FILE).decode("utf-8"))
+            if kept["history"] == _history_mark(s.messages, kept["messages"]):
+                self.foretold = {(str(layer), str(i)): int(tokens) for layer, i, tokens in kept["foretold"]}
+        except (OSError, ValueError, KeyError, TypeError):  # none kept, or unreadable: said again
+            pass
+
+    def _keep_foretold(self) -> None:
+        """At a turn's end: `foretold` written beside the session, for a run that continues it."""
+        s = self._session()
+        if s is None or (not self.foretold and not (s.store.dir / FORETOLD_FILE).exists()):
+            return
+        from ..session.files import atomic_write
+
+        kept = {"messages": len(s.messages), "history": _history_mark(s.messages, len(s.messages)),
+                "foretold": [[layer, i, tokens] for (layer, i), tokens in self.foretold.items()]}
+        with contextlib.suppress(OSError):  # a line said twice, at worst
+            atomic_write(s.store.dir / FORETOLD_FILE, json.dumps(kept).encode())
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if "instruction" in info:  # an instruction file written without a question (permissions.py)
@@ -237,6 +273,18 @@ class SessionFeed:
         if self.compact_status is not None:
             self.compact_status.stop()
             self.compact_status = None
+
+
+#: What a REPL's last turn said the next request frees, beside its session (`SessionFeed._read_foretold`).
+FORETOLD_FILE = "foretold.json"
+
+
+def _history_mark(messages: list[Any], count: int) -> str | None:
+    """What tells the history a turn's end saw from another: its length, and its last message's
+    time (None where it is not there)."""
+    if not 0 < count <= len(messages):
+        return None
+    return f"{count} {getattr(messages[count - 1], 'timestamp', '')}"
 
 
 def _problem_line(ev: Event, session: AgentSession | None) -> str | None:
