@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import zlib
 
+import pytest
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import (
@@ -25,7 +26,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from compact_agent.context import CompactionEvent, ContextManager
+from compact_agent.context import CompactionEvent, ContextManager, WindowTooSmallError
 from compact_agent.context.decisions.fit import CARRIED, DOCUMENTS_LEFT_OUT, shrink_to_fit
 from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.events import Event
@@ -98,25 +99,27 @@ class StandIn:
         return "\n".join(str(p.content) for m in self.sent[n][1] for p in m.parts if isinstance(p, UserPromptPart))
 
 
-async def test_a_document_larger_than_the_window_is_never_sent_and_the_model_is_told() -> None:
-    model, events = StandIn(), list[object]()
-    agent = Agent(FunctionModel(model), capabilities=[ContextManager(window=WINDOW, event_handler=events.append)])
-    result = await agent.run(["Summarise this document.", report(4_000)])  # about 22,000 tokens; no instructions
-    assert result.output == "answer"
-    assert max(size for size, _ in model.sent) <= WINDOW
-    assert "[a document left out: text/plain 'report.txt']" in model.texts()
+async def test_a_document_larger_than_the_window_is_never_sent_and_the_run_says_so() -> None:
+    """Refused before anything is sent (test_document_over_the_window_refused.py); counted as one image, it was sent."""
+    model = StandIn()
+    agent = Agent(FunctionModel(model), capabilities=[ContextManager(window=WINDOW)])
+    with pytest.raises(WindowTooSmallError, match=r"^the document text/plain 'report\.txt' \(88,000 bytes\), "):
+        await agent.run(["Summarise this document.", report(4_000)])  # about 22,000 tokens; no instructions
+    assert model.sent == []
 
 
-async def test_a_document_on_a_later_turn_is_counted_and_each_event_tells_what_was_sent() -> None:
+async def test_documents_on_a_later_turn_are_counted_and_each_event_tells_what_was_sent() -> None:
+    """Two documents that each fit the window, and together do not: left out, and the model told."""
     model, events = StandIn(), list[object]()
     agent = Agent(FunctionModel(model), capabilities=[ContextManager(window=WINDOW, event_handler=events.append)])
     first = await agent.run("Hello, I will send you a report.")
-    result = await agent.run(["Summarise this document.", report(3_700)], message_history=first.all_messages())
+    result = await agent.run(["Summarise these documents.", report(1_850), report(1_850, "annex.txt")],
+                             message_history=first.all_messages())
     assert result.output == "answer"
     assert max(size for size, _ in model.sent) <= WINDOW
     assert all(e.tokens_after <= WINDOW for e in events if isinstance(e, CompactionEvent | Event))
-    assert "a document, left out of this request to fit the window" in model.texts()
-    assert "text/plain 'report.txt', 81,400 bytes" in model.texts()
+    assert "2 documents, left out of this request to fit the window" in model.texts()
+    assert "text/plain 'report.txt', 40,700 bytes; text/plain 'annex.txt', 40,700 bytes" in model.texts()
 
 
 async def test_a_compaction_that_leaves_a_document_out_says_so() -> None:

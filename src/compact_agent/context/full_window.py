@@ -1,5 +1,13 @@
 """A compaction where the window is full: what no compaction can answer, and what a record must free.
 
+A request the last resort (decisions/fit.py) could not bring under the window is not sent: the run ends
+in one line naming what takes the room (`not_brought_under`, `refusal.window_refusal`). A document
+the user attached to the newest message that takes more than the window alone is refused so before
+anything is tried (`document_over_window`, `refusal.document_refusal`): a compaction can leave out
+what came before, not the message the model is asked about. One was run (a summary paid for, the
+earlier turns rewritten into it), the request was still over the window, the last resort left the
+document out, and the model answered without it. A document that fits alone is compacted around.
+
 A provider that refuses a request as too long is answered by a compaction (reactive: compacting.py
 `_auto`). Where the instructions and tool definitions, as the provider counts them, leave no room
 for the least a record written without a model keeps (its framing and the first words of the user's
@@ -23,15 +31,59 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, UserPromptPart
 
 from .compaction import summary
 from .compaction.result import CompactionResult, RecordTooWeak
-from .plumbing import tokens
+from .plumbing import media_size, tokens
 from .plumbing.events import Event
-from .plumbing.refusal import NoRoomForConversation, fixed_refusal
+from .plumbing.refusal import NoRoomForConversation, document_refusal, fixed_refusal, window_refusal
 from .plumbing.settings import estimate_margin
+from .plumbing.tool_content import is_tool_content
 from .state import ManagerState
+
+
+def not_brought_under(cm: ManagerState, view: Sequence[ModelMessage], tokens_now: int) -> str | None:
+    """The line a request of `view` (measured at `tokens_now`) is refused with where the last resort
+    could not bring it under the window, less the `max_tokens` it asks or the estimate's margin, emitted
+    as a `window` / `refused` event; None where it fits."""
+    window, size, margin = cm.limits.window, max(tokens_now, cm.fit_size(view)), estimate_margin(cm.limits.window)
+    if size <= window - max(margin, cm.answer_asked):
+        return None
+    fixed = cm.calibration.tokens(cm.overhead)
+    cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed,
+                                                          "max_tokens": cm.answer_asked}))
+    return window_refusal(view, size=size, window=window, fixed=fixed, scale=cm.calibration.tokens,
+                          answer=cm.answer_asked, margin=margin if size <= window - cm.answer_asked else 0)
+
+
+def document_over_window(cm: ManagerState, messages: Sequence[ModelMessage]) -> str | None:
+    """The line a request is refused with, before any compaction, where the largest document attached
+    to the user's newest message (the last request holding words of the user's: a tool's content is
+    none) takes, with the instructions and tool definitions, more than the window holds less the
+    `max_tokens` asked or the estimate's margin: the room the last resort shrinks a request to, which
+    would leave the document out. Emitted as a `window` / `refused` event naming it; None where none does.
+    A document counts as elsewhere (media_size.py), calibrated; one by URL has no size to judge. The line
+    names the instructions and tool definitions where the agent has some (a fixed part the calibration
+    learned of an agent with none is no part of them the user can shorten)."""
+    newest = next((m for m in reversed(messages) if isinstance(m, ModelRequest) and any(
+        isinstance(p, UserPromptPart) and not is_tool_content(p) for p in m.parts)), None)
+    window, margin = cm.limits.window, estimate_margin(cm.limits.window)
+    room = window - max(margin, cm.answer_asked)  # the message whole first: memoised, a PDF's pages counted once
+    if newest is None or cm.calibration.tokens(tokens.message_tokens(newest) + cm.overhead) <= room:
+        return None
+    sizes = [(tokens.part_tokens(UserPromptPart([item])), item) for p in newest.parts if isinstance(p, UserPromptPart)
+             and not isinstance(p.content, str) for item in p.content
+             if isinstance(item, BinaryContent) and media_size.is_document(item)]
+    alone, largest = max(sizes, key=lambda sized: sized[0], default=(0, None))
+    size, fixed = cm.calibration.tokens(alone + cm.overhead), cm.calibration.tokens(cm.overhead)
+    if largest is None or size <= room:
+        return None
+    cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed, "max_tokens": (
+        cm.answer_asked), "document": media_size.document_name(largest)}))
+    name = f"{media_size.document_name(largest, size=False)} ({len(largest.data):,} bytes)"
+    return document_refusal(name, cm.calibration.tokens(alone), fixed if cm.overhead_estimate else 0, window,
+                            answer=cm.answer_asked, margin=margin)
 
 
 def no_record_fits(cm: ManagerState, messages: Sequence[ModelMessage], refused: int | None

@@ -52,15 +52,14 @@ from .compaction.text_only import prepared
 from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .decisions.thinking_out import asks_reasoning_back
+from .full_window import document_over_window, not_brought_under
 from .plumbing import compat, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event
 from .plumbing.identity_memo import forget_changed
 from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
-from .plumbing.refusal import window_refusal
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
-from .plumbing.settings import estimate_margin
 from .plumbing.silent_cut import a_server
 from .plumbing.stores import HistoryStore
 from .refit import cut_boundary, refit_newest
@@ -242,17 +241,14 @@ class ContextManager(CompactingState):
         if self.answer_asked > self.limits.output_reserve:
             self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
         self.run_stream.ctx = ctx  # a compaction's start goes to the run's stream with it (plumbing/events.py)
+        if (said := document_over_window(self, ctx.messages)) is not None:  # no compaction can help (full_window.py)
+            await self.run_stream.send(ctx)
+            raise WindowTooSmallError(said)
         with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary's tokens count in the run's
             view, tokens_now, _ = await self.prepare_view(ctx.messages)
-        size, margin = max(tokens_now, self.fit_size(view)), estimate_margin(self.limits.window)
-        if size > self.limits.window - max(margin, self.answer_asked):  # the last-resort shrink could not bring it under
-            fixed = self.calibration.tokens(self.overhead)
-            self.emit(Event("window", "refused", size, size, detail={"window": self.limits.window, "fixed": fixed,
-                                                                    "max_tokens": self.answer_asked}))
+        if (said := not_brought_under(self, view, tokens_now)) is not None:  # the last resort could not either
             await self.run_stream.send(ctx)
-            raise WindowTooSmallError(window_refusal(view, size=size, window=self.limits.window, fixed=fixed,
-                                                     scale=self.calibration.tokens, answer=self.answer_asked,
-                                                     margin=margin if size <= self.limits.window - self.answer_asked else 0))
+            raise WindowTooSmallError(said)
         request_context.messages = list(view)
         await self.run_stream.send(ctx)  # what the layers and a compaction did for it, before its response
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)

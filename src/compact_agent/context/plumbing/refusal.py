@@ -13,6 +13,12 @@ provider counts them, leave no room for even a record of the conversation writte
 (a server whose tokenizer counts four times our estimate refused the first request, and the run
 ended saying only that the request was "too long … and could not be shrunk", after a line saying a
 compaction had failed). It names both figures and what makes room.
+
+`document_refusal` is the other: a document the user attached to the newest message that takes,
+alone, more than the window holds. A compaction can leave out what came before, not the message the
+model is asked about: a 22,000-token text file in a 16,000-token window had the history summarised,
+the request still over the window, then folded with the document left out, and the model answered
+without it.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pydantic_ai.messages import (
 
 from . import markers, tokens
 
-__all__ = ["NoRoomForConversation", "fixed_refusal", "window_refusal"]
+__all__ = ["NoRoomForConversation", "document_refusal", "fixed_refusal", "window_refusal"]
 
 LARGER = "pass a larger window= to ContextManager"
 
@@ -94,6 +100,18 @@ def fixed_refusal(fixed: int, window: int, *, answer: int = 0, least: int = 0, c
     return (f"the instructions and tool definitions alone take {about}{fixed:,} tokens{how}, and the {room}: that "
             f"leaves no room for the conversation, not even for a record of it written without a model ({least:,} "
             f"tokens at the least): {what}")
+
+
+def document_refusal(name: str, size: int, fixed: int, window: int, *, answer: int = 0, margin: int = 0) -> str:
+    """One line: the document `name` (its media type, identifier and bytes), attached to the newest
+    message, takes `size` tokens alone (calibrated), which with the instructions and tool definitions
+    (`fixed`; 0: none named) the `window` (less `answer`, the `max_tokens` asked, or `margin`, what is
+    kept free for the estimate's error) cannot hold, whatever a compaction leaves of the rest."""
+    room, _, fewer = _room(window, answer, margin)
+    more = f", and the instructions and tool definitions {fixed:,} more" if fixed else ""
+    return (f"the document {name}, attached to the newest message, takes about {size:,} tokens alone{more}, but "
+            f"the {room}: no compaction can make room for it: send a smaller document, or a part of it, or "
+            f"{LARGER}{fewer}")
 
 
 #: The rest of the request by who wrote it, each with what makes it smaller.
