@@ -385,13 +385,13 @@ def main() -> None:
 
     with guarded_output():  # `| head`: a reader that leaves early ends the run quietly (pipes.py)
         route_library_warnings()  # its handler writes to the guarded stderr
-        try:
-            args = split_query(sys.argv[1:], typer.main.get_command(app))
+        try:  # the command line library's command is built once (7 ms a time), to read the line, then to run
+            args = split_query(sys.argv[1:], command := typer.main.get_command(app))
         except OneLineUsage as e:  # outside the command line library, which says its own errors
             e.show()
             raise SystemExit(e.exit_code) from None
         try:
-            app(args=args, prog_name="compact-agent")
+            command(args=args, prog_name="compact-agent")
         except KeyboardInterrupt:  # one during a command OneLineGroup ends; not one after it,
             raise SystemExit(say_interrupted()) from None  # as while a usage error is written
 
