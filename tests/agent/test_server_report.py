@@ -101,3 +101,23 @@ async def test_a_session_against_a_server_that_hangs_starts_after_the_wait_as_be
         s, took = started(server, "p1")
     assert took < baseline + WAIT + 1.0, (took, baseline)  # the wait, no more
     assert s.info.window == 32_768 and s.reported is None and s.notices == []  # as before: nothing said
+
+
+def test_an_http_endpoint_is_asked_without_loading_a_trust_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local server on http:// never speaks TLS (every URL asked is on its origin, no redirect is
+    followed): asking it loads no certificates, which took 20 ms of each start with the usual bundle."""
+    import ssl
+
+    loaded: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loaded.append(args or kwargs)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    with FakeOpenAIServer(hello, model="local", reports="vllm", window=8_000) as server:
+        assert server_report.ask(server.base_url, "local", "k", wait=WAIT) == server_report.Report(8_000, "max_model_len")
+    assert loaded == []
+    with server_report._Asker("https://models.example.invalid/v1", "k", WAIT):  # https: verified as ever
+        assert len(loaded) == 1
