@@ -67,12 +67,17 @@ class CliRun:
 
 
 def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120,
-        zygote: Zygote | None = None) -> CliRun:
-    """The real CLI (no inherited API keys or COMPACT_AGENT_ settings): a fresh interpreter, or a
-    process forked from the pre-imported `zygote` (the same `main()`, without 2-3 s of imports)."""
+        zygote: Zygote | None = None, fresh: bool = False) -> CliRun:
+    """The real CLI (no inherited API keys or COMPACT_AGENT_ settings): a process forked from the
+    pre-imported zygote (`zygote`, else the test process's own: the same `main()`, without the
+    1.5 s of CPU a fresh interpreter spends importing), or with `fresh`, a fresh interpreter (for
+    what is set as Python starts: the locale's encodings, PYTHON* variables)."""
     full = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("COMPACT_AGENT_")}
     full.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src")}, **(env or {}))
-    if zygote is not None:
+    if not fresh:
+        from tests.forked_cli import shared_zygote
+
+        zygote = zygote or shared_zygote()
         out = Path(tempfile.mkdtemp(prefix="cli-"))
         child = zygote.spawn("cli", list(args), full, cwd, out / "stdout", out / "stderr")
         code = child.wait(timeout)

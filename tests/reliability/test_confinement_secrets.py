@@ -297,7 +297,7 @@ def test_commands_cannot_read_the_key_from_the_agent_process(tmp_path: Path) -> 
     with FakeOpenAIServer(script, api_key=KEY) as server:
         args = cli_args(server, "probe", window=9_000)
         args[args.index("json")] = "stream-json"
-        run = cli(home, cwd, *args, "--api-key", KEY, env={"OPENAI_API_KEY": env_key})
+        run = cli(home, cwd, *args, "--api-key", KEY, env={"OPENAI_API_KEY": env_key}, fresh=True)
     assert run.code == 0, run.stderr
     out = message_text(tool_results(script.main[1])[0])
     assert "BCRANV_NCV_XRL" in out and "--ncv-xrl" in out, out  # the command did read both files
