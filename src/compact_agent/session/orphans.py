@@ -23,7 +23,7 @@ SHARED = frozenset({ARCHIVES, SENT_FOLDER, prompt_history.NAME})
 #: What a session's side folder holds (store.py and the modules that write there): a folder in the
 #: folder of sessions without its session file is removed only if it holds one of these.
 SIDE_NAMES = frozenset({LOCK_FILE, "events.jsonl", "tool-results", "collapse", "checkpoints", "layers.json",
-                        "notes.md", "todos.json", "tool_search.json", "usage.jsonl", "read_state.json",
+                        "notes.md", "todos.json", "tool_search.json", "usage.jsonl", "read_state.json", "foretold.json",
                         SET_ASIDE})
 #: A temp file a killed writer left of a session file: `.<id>.jsonl.<hex>.tmp`.
 SESSION_TEMP = re.compile(r"\.(.+)\.jsonl\.[0-9a-f]+\.tmp")
