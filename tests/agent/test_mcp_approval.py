@@ -18,7 +18,7 @@ from compact_agent.agent.safety.permissions import Answer, Instead
 from compact_agent.config import Settings
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, tool_results
 
-SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 NOTE = "NOTE[alpha]: the note body"
 NEEDS = ("permission denied: notes_lookup_note, the tool lookup_note of MCP server notes, needs approval; rerun "
          'with --yes, or allow it with --allowed-tools notes_lookup_note or allow_tools = ["lookup_note"] in '

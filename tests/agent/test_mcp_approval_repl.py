@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, tool_results
 from tests.ui.pty_driver import Terminal
 
-SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
 
 def model(req: ChatRequest) -> Reply:

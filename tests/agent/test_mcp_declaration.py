@@ -23,7 +23,7 @@ from compact_agent.context.plumbing.events import Event
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, tool_results
 
 SCRIPT = str(Path(__file__).with_name("mcp_script_server.py"))
-NOTES = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+NOTES = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 IN_LIST = "MCP servers connected in this session (their tools are in your tool list):"
 SEARCHED = ("MCP servers connected in this session (their tools are not in your tool list until tool_search finds "
             "them: call tool_search with a few words of what you need, and the tools it finds can be called from "

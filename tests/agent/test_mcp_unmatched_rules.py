@@ -17,7 +17,7 @@ from compact_agent.ui.more_commands import mcp_rows
 from tests.e2e.conftest import Cli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
 
 @pytest.fixture

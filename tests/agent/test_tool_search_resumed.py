@@ -17,7 +17,7 @@ from compact_agent.agent.tools.tool_search import DeferredTools
 from compact_agent.config import Settings
 from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply, message_text, tool_results
 
-NOTES = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+NOTES = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
 
 def model(req: ChatRequest) -> Reply:

@@ -152,7 +152,7 @@ async def test_words_typed_declining_an_mcp_servers_tool_are_marked_too(tmp_path
 
     from compact_agent.config import Settings
 
-    server = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+    server = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
     def mcp_model(req: ChatRequest) -> Reply:
         done = sum(1 for m in req.messages if m.get("role") == "assistant")

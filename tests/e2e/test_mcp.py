@@ -1,8 +1,14 @@
 """An MCP server started over stdio by the session: its tools work, its results are compactable,
-its instructions come back after compaction; a server that cannot start is one line, not a crash."""
+its instructions come back after compaction; a server that cannot start is one line, not a crash.
+The first of these and the HTTP one run the notes server on the `mcp` package's server; the others, and
+the rest of the suite, start it in plain Python (tests/fakes/mcp_notes_stdlib.py), which answers our
+client as the SDK's does (checked here)."""
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import socket
 import subprocess
 import sys
@@ -13,12 +19,16 @@ from compact_agent.agent.run.options import SessionOptions
 from compact_agent.agent.run.runner import AgentSession
 from compact_agent.config import Settings
 from compact_agent.context.plumbing.events import Event
-from tests.fakes.mcp_notes_server import INSTRUCTIONS
+from tests.fakes.mcp_notes_stdlib import INSTRUCTIONS
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text, tool_results
 
 from .scripted import is_summary_request
 
-SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+#: The notes server on the `mcp` package's server, for the tests of our client against the SDK's (here) ...
+SDK_SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+#: ... and the same in plain Python, answering as it does (test_the_plain_notes_server_answers_as_the_sdks_does)
+#: starting in ~10 ms of CPU, not ~0.7 s, for the tests of what the session makes of a server.
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
 
 def responder(req):
@@ -53,7 +63,7 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
     cwd = tmp_path / "project"
     cwd.mkdir()
     settings = Settings(memory_enabled=False, mcp_servers={
-        "notes": {"command": sys.executable, "args": [SERVER]},
+        "notes": {"command": sys.executable, "args": [SDK_SERVER]},
         "broken": {"command": "/nonexistent/mcp-server", "timeout": 5},
     })
     events: list[Event] = []
@@ -98,6 +108,48 @@ async def test_stdio_server_tools_results_and_instructions_after_compaction(tmp_
                                            "(check its command in [mcp_servers.broken])")
 
 
+def replayed(program: str, sent: list[str]) -> list[dict]:
+    """What the server `program` answers to the lines `sent`, each request's answer read (within 20 s) before the
+    next is sent."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
+    proc = subprocess.Popen([sys.executable, program], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, bufsize=0)  # unbuffered: select sees what is unread
+    assert proc.stdin and proc.stdout
+    got: list[dict] = []
+    try:
+        for line in sent:
+            proc.stdin.write(line.encode())
+            msg = json.loads(line)
+            while "id" in msg and "method" in msg and (not got or got[-1].get("id") != msg["id"]):
+                assert select.select([proc.stdout], [], [], 20)[0], f"{program} did not answer {line}"
+                got.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(10)
+    return got
+
+
+async def test_the_plain_notes_server_answers_as_the_sdks_does(tmp_path):
+    """mcp_notes_stdlib.py stands in for mcp_notes_server.py where the SDK is not the point: what our client sent
+    it in a session's turn (its start, the listing, a call), sent again to each, gets the same answers from both."""
+    log = tmp_path / "sent.jsonl"
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    settings = Settings(memory_enabled=False, mcp_servers={"notes": {"command": sys.executable, "args": [SERVER],
+                                                                     "env": {"NOTES_CLIENT_LOG": str(log)}}})
+    with FakeOpenAIServer(responder) as server:
+        s = AgentSession(SessionOptions(cwd=cwd, model="fake-model", base_url=server.base_url, api_key="k",
+                                        permission_mode="yes", home=tmp_path / "home", settings=settings))
+        try:
+            assert (await s.run_turn("look up the alpha note")).output == "found it"
+        finally:
+            await s.aclose()
+    assert "NOTE[alpha]" in message_text(tool_results(server.requests[1])[0])
+    sent = log.read_text().splitlines(keepends=True)
+    assert "tools/call" in [json.loads(line).get("method") for line in sent]
+    assert replayed(SERVER, sent) == replayed(SDK_SERVER, sent)
+
+
 async def test_a_server_whose_program_is_not_on_path_is_one_line_in_words(tmp_path):
     from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers
 
@@ -117,7 +169,7 @@ async def test_http_server(tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, SDK_SERVER, "--http", str(port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from compact_agent.agent.integrations.mcp_servers import McpServerConfig, McpServers
 
-SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_server.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "fakes" / "mcp_notes_stdlib.py")
 
 
 def running(pid: int) -> bool:

@@ -1,4 +1,6 @@
-"""A tiny MCP server over stdio for tests (the `mcp` package's server, FastMCP's successor in mcp 2.x).
+"""A tiny MCP server for tests on the `mcp` package's server (FastMCP's successor in mcp 2.x), for the tests of our
+client against the SDK's; the others start mcp_notes_stdlib.py, the same server in plain Python (its tool, answer,
+instructions and NOTES_SERVER_INSTRUCTIONS / NOTES_TOOL_DESCRIPTION are that module's).
 
     python tests/fakes/mcp_notes_server.py              # speaks MCP on stdin/stdout
     python tests/fakes/mcp_notes_server.py --http PORT  # streamable HTTP at http://127.0.0.1:PORT/mcp
@@ -6,22 +8,21 @@
 
 from __future__ import annotations
 
-import os
-
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-#: What the server tells the agent; a test may give its own in NOTES_SERVER_INSTRUCTIONS.
-INSTRUCTIONS = os.environ.get("NOTES_SERVER_INSTRUCTIONS",
-                              "NOTES-SERVER-RULE: look notes up with lookup_note; keys are lowercase.")
+if __package__:
+    from .mcp_notes_stdlib import DESCRIPTION, INSTRUCTIONS, note
+else:  # run as a program, beside it
+    from mcp_notes_stdlib import DESCRIPTION, INSTRUCTIONS, note
 
 app = MCPServer("notes", instructions=INSTRUCTIONS)
 
 
-@app.tool(description=os.environ.get("NOTES_TOOL_DESCRIPTION"))  # None: the docstring
+@app.tool(description=DESCRIPTION)  # None: the docstring
 def lookup_note(key: str) -> str:
     """Look up a note by its key."""
-    return f"NOTE[{key}]: " + "the note body is long. " * 40
+    return note(key)
 
 
 if __name__ == "__main__":
