@@ -41,7 +41,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from . import handlers, lifecycle, shaping
+from . import handlers, lifecycle, request_limit, shaping
 from .arguments import check_compact_now
 from .compacting import CompactingState
 from .compaction import in_run
@@ -241,14 +241,15 @@ class ContextManager(CompactingState):
         if self.answer_asked > self.limits.output_reserve:
             self.adapt_output_reserve(0)  # the room for the answer is at least what the request asks
         self.run_stream.ctx = ctx  # a compaction's start goes to the run's stream with it (plumbing/events.py)
-        if (said := document_over_window(self, ctx.messages)) is not None:  # no compaction can help (full_window.py)
-            await self.run_stream.send(ctx)
-            raise WindowTooSmallError(said)
-        with in_run.counted_in(ctx.usage, ctx.usage_limits):  # a summary's tokens count in the run's
-            view, tokens_now, _ = await self.prepare_view(ctx.messages)
-        if (said := not_brought_under(self, view, tokens_now)) is not None:  # the last resort could not either
-            await self.run_stream.send(ctx)
-            raise WindowTooSmallError(said)
+        # A run's per_request_input_tokens_limit below the window is the window here (request_limit.py).
+        with request_limit.within(self, ctx.usage_limits), in_run.counted_in(ctx.usage, ctx.usage_limits):
+            view, tokens_now = ctx.messages, 0  # a summary's tokens count in the run's (in_run.py)
+            if (said := document_over_window(self, ctx.messages)) is None:  # no compaction can help (full_window.py)
+                view, tokens_now, _ = await self.prepare_view(ctx.messages)
+                said = not_brought_under(self, view, tokens_now)  # the last resort could not either
+            if said is not None:
+                await self.run_stream.send(ctx)
+                raise request_limit.over(self, said) or WindowTooSmallError(said)
         request_context.messages = list(view)
         await self.run_stream.send(ctx)  # what the layers and a compaction did for it, before its response
         self._asked_at = self.clock()  # the round trip a look-again would cost is timed (reuse.py)

@@ -28,6 +28,8 @@ A run's `per_request_input_tokens_limit` (pydantic-ai's guard on the context one
 the library's summary requests too: each is cut to fit it (`input_limit`, `Keeper.summary_room`), as
 to a smaller window, and one whose response reports more input than it allows ends the run, as
 pydantic-ai's check after each response does (`count`), its error naming the summary request.
+The agent's own requests are held to it as to a smaller window while the run carries it
+(request_limit.py, reading it with `limit_of`).
 
 A token or cost limit the library's requests took the run past says so (`worded`): each usage keeps
 how many requests of the library's it counts (`own_requests`), and the limit's error names them, the
@@ -59,8 +61,8 @@ from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
-__all__ = ["Run", "admit", "count", "counted_in", "current", "input_limit", "own_requests", "priced", "reported",
-           "worded"]
+__all__ = ["Run", "admit", "count", "counted_in", "current", "input_limit", "limit_of", "own_requests", "priced",
+           "reported", "worded"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,8 +128,13 @@ def input_limit() -> int | None:
 
 
 def _input_limit(run: Run | None) -> int | None:
-    most = getattr(run.limits, "per_request_input_tokens_limit", None) if run is not None else None  # 2.6x's
-    return most if isinstance(most, int) else None
+    return limit_of(run.limits) if run is not None else None
+
+
+def limit_of(limits: UsageLimits | None) -> int | None:
+    """`limits`' `per_request_input_tokens_limit` (None where they set none, or their pydantic-ai has none)."""
+    most = getattr(limits, "per_request_input_tokens_limit", None)  # 2.6x's
+    return most if isinstance(most, int) and not isinstance(most, bool) else None
 
 
 def _said(error: UsageLimitExceeded) -> str:

@@ -40,6 +40,7 @@ from . import markers, tokens
 __all__ = ["NoRoomForConversation", "document_refusal", "fixed_refusal", "window_refusal"]
 
 LARGER = "pass a larger window= to ContextManager"
+WINDOW_NAMED = "context window"  # what a line names the room as (request_limit.py names a run's limit instead)
 
 
 class NoRoomForConversation(ModelContextWindowExceededError):
@@ -77,11 +78,11 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
 def _room(window: int, answer: int, margin: int = 0) -> tuple[str, int, str]:
     """The window as a refusal names it, the room it leaves a prompt, and what a shorter answer adds."""
     if margin > answer:
-        return (f"context window is {window:,} less the {margin:,} kept free for the estimate's error "
+        return (f"{WINDOW_NAMED} is {window:,} less the {margin:,} kept free for the estimate's error "
                 f"({window - margin:,})"), window - margin, ""
     if not answer:
-        return f"context window is {window:,}", window, ""
-    return (f"context window is {window:,} less the {answer:,} its max_tokens asks for the answer "
+        return f"{WINDOW_NAMED} is {window:,}", window, ""
+    return (f"{WINDOW_NAMED} is {window:,} less the {answer:,} its max_tokens asks for the answer "
             f"({max(0, window - answer):,})", max(0, window - answer), ", or ask for a shorter answer (max_tokens)")
 
 

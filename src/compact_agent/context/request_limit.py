@@ -1,0 +1,93 @@
+"""A run's `per_request_input_tokens_limit` as the window the agent's own requests are kept in.
+
+pydantic-ai's `UsageLimits(per_request_input_tokens_limit=N)` ends a run on the first response
+reporting more than N input tokens. The schedule compacted by the window alone, so a caller guarding
+each request at N below the window saw the agent's requests grow past it and the run end there
+("Exceeded the per_request_input_tokens_limit of 5500 (request_input_tokens=5543)" in a 12-page run
+in a 16,000-token window), where compacting earlier would have kept every request under it.
+
+While the capability prepares a request of a run that carries such a limit below the window
+(`within`, pipeline.py), the manager's limits are those of a window of N: the schedule's threshold and
+hard limit, its triggers, what a compaction keeps, the layers' budgets and the last resort all hold
+the request to N as they hold it to a window, the estimate's margin kept. The room a window keeps for
+the answer a request's `max_tokens` asks (`answer_asked`) is none of the input's: only what of it the
+window itself could not hold beside N is kept (`answer_asked` less the window's excess over N).
+A request that cannot be brought under N is not sent (pydantic-ai would send it and end the run on
+its response): the run ends on pydantic-ai's `UsageLimitExceeded`, the last resort's line worded for
+the limit (`over`). The whole window's limits come back when the request is prepared: between runs
+(/context, `compact_now`, the analyzer's replay) and in runs that set no limit, nothing changes. A
+window learned meanwhile (a summary request refused as too long, below N) stands, saved as learned
+below the window given, not below N. The notes and summary requests are held to N on their own
+(in_run.py: `notes.past_input_limit`, `Keeper.summary_room`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.usage import UsageLimits
+
+from .compaction import in_run
+from .plumbing.refusal import LARGER, WINDOW_NAMED
+from .plumbing.settings import Limits
+
+if TYPE_CHECKING:
+    from .state import ManagerState
+
+__all__ = ["held_to", "over", "within"]
+
+_HELD: dict[int, int] = {}  # by the manager's `id`: the run's limit its limits are held to
+
+
+def held_to(cm: object) -> int | None:
+    """The run's per-request input limit `cm`'s limits are held to now (`within`); None where they are the window's."""
+    return _HELD.get(id(cm))
+
+
+@contextlib.contextmanager
+def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
+    """The request prepared inside held to the run's `per_request_input_tokens_limit` as to a window
+    (module docstring), where it is below the window; the window's limits again after."""
+    most = in_run.limit_of(limits)
+    whole = cm.limits
+    if most is None or most >= whole.window or id(cm) in _HELD:
+        yield
+        return
+    asked, learned = cm.answer_asked, cm.window_learned
+    cm.answer_asked = max(0, asked - (whole.window - most))  # the window holds the answer beside the input
+    configured = Limits.for_window(most, cm.max_output, cm.settings)
+    held = cm.schedule.output_limits(configured, configured, 0, cm.settings.adaptive_output_reserve, cm.answer_asked)
+    _HELD[id(cm)] = most
+    cm.limits = held
+    if cm.compactor is not None:
+        cm.compactor.limits = held
+    try:
+        yield
+    finally:
+        del _HELD[id(cm)]
+        cm.answer_asked, now = asked, cm.limits
+        if now.window == most:  # the window's again, with what it learned meanwhile (the most the model writes)
+            cm.limits = whole
+            if now != held:
+                cm.adapt_output_reserve(0)
+        elif cm.window_learned is not learned and cm.window_learned is not None and cm.window_learned.given == most:
+            cm.window_learned = dataclasses.replace(cm.window_learned, given=whole.window)  # learned below the window
+            cm._save_layer_state()
+        if cm.compactor is not None:  # else a window learned below the limit stands, with its own limits
+            cm.compactor.limits = cm.limits
+
+
+def over(cm: ManagerState, said: str) -> UsageLimitExceeded | None:
+    """The error a request the last resort could not bring under the held limit ends the run with:
+    pydantic-ai's, its line (`full_window`'s, which names the window) naming the limit; None where
+    `cm` is held to none."""
+    most = held_to(cm)
+    if most is None:
+        return None
+    named = said.replace(LARGER, "raise the run's per_request_input_tokens_limit").replace(
+        WINDOW_NAMED, "run's per_request_input_tokens_limit")
+    return UsageLimitExceeded(f"Exceeded the per_request_input_tokens_limit of {most}: {named}")
