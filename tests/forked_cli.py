@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.reliability.harness import Zygote
 
@@ -108,3 +109,44 @@ class Forked:
     def send_signal(self, sig: int) -> None:
         if self._child.code is None:
             self._child.zygote.signal(self._child.token, signal.Signals(sig).name.removeprefix("SIG"))
+
+
+class Piped(Forked):
+    """A `compact-agent` forked from the zygote with stdin at end of file and stdout and stderr
+    pipes the caller reads (`stdout`, `stderr`): what `subprocess.Popen([... cli ...],
+    stdin=DEVNULL, stdout=PIPE, stderr=PIPE)` starts, without the interpreter's start-up, for the
+    tests of a reader that leaves or of a signal. The pipes are named ones, their read ends opened
+    first (the zygote's open for writing then does not wait); the zygote ignores SIGPIPE as a fresh
+    interpreter does. Beside Forked's calls, `communicate`."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:  # noqa: D107 - no terminal
+        self._out = Path(tempfile.mkdtemp(prefix="compact-agent-pipes-"))
+        ends = []
+        for name in ("stdout", "stderr"):
+            os.mkfifo(self._out / name)
+            end = os.open(self._out / name, os.O_RDONLY | os.O_NONBLOCK)
+            os.set_blocking(end, True)
+            ends.append(os.fdopen(end, "rb"))
+        self.stdout, self.stderr = ends
+        self._child = shared_zygote().spawn("cli", args, env, cwd, self._out / "stdout", self._out / "stderr")
+        self.pid = self._child.pid
+
+    def communicate(self, timeout: float | None = None) -> tuple[bytes, bytes]:
+        """Both pipes read to their end (b"" for one the caller closed), then the exit, as Popen's."""
+        got: dict[int, bytes] = {}
+
+        def drain(i: int, pipe: Any) -> None:
+            got[i] = b"" if pipe.closed else pipe.read()
+
+        readers = [threading.Thread(target=drain, args=(i, p), daemon=True) for i, p in enumerate((self.stdout, self.stderr))]
+        for r in readers:
+            r.start()
+        deadline = time.monotonic() + (60 if timeout is None else timeout)
+        for r in readers:
+            r.join(max(0.0, deadline - time.monotonic()))
+            if r.is_alive():
+                raise subprocess.TimeoutExpired("compact-agent", timeout or 60)
+        self.wait(max(0.1, deadline - time.monotonic()))
+        for pipe in (self.stdout, self.stderr):
+            pipe.close()
+        return got[0], got[1]

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.forked_cli import Piped
 from tests.ui.test_typed_prompt_kill import saved
 
 from .conftest import REPO
 from .test_print_prompt_saved_early import fake, held_run
 
 
-def start(cli, *args: str) -> subprocess.Popen:
+def start(cli, *args: str) -> Piped:
+    """`compact-agent ARGS` forked from the zygote, stdout and stderr pipes (Popen's calls)."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"COMPACT_AGENT_HOME": str(cli.home), "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml"),
                 "PYTHONPATH": str(REPO / "src")})
-    return subprocess.Popen([sys.executable, "-m", "compact_agent.cli", *args], cwd=cli.cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return Piped(list(args), env, cli.cwd)
 
 
 def held_server() -> tuple[FakeOpenAIServer, threading.Event, threading.Event]:

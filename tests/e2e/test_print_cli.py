@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import socket
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -442,39 +440,11 @@ def test_model_without_a_name_in_print_mode_sets_the_window(cli):
     assert extra.code == 2 and "not understood: b c" in extra.stderr  # bad usage, as a bad flag
 
 
-class _Piped:
-    """A run whose stdout and stderr are pipes: `stdout`, `stderr` (their read ends) and `wait`."""
+def _piped(cli, *args: str):
+    """The real CLI with stdout and stderr pipes, for a test to read from and close."""
+    from .held_request import start
 
-    def __init__(self, child, stdout, stderr, folder) -> None:
-        self.child, self.stdout, self.stderr, self.folder = child, stdout, stderr, folder
-
-    def wait(self, timeout: float) -> int:
-        code = self.child.wait(timeout)
-        shutil.rmtree(self.folder, ignore_errors=True)
-        return code
-
-
-def _piped(cli, *args: str) -> _Piped:
-    """The real CLI with stdout and stderr pipes (named ones, not the files a forked run writes), for
-    a test to read from and close: forked from the zygote, whose SIGPIPE is ignored as a fresh
-    interpreter's is."""
-    import os
-
-    from tests.e2e.conftest import REPO
-    from tests.forked_cli import shared_zygote
-
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"COMPACT_AGENT_HOME": str(cli.home), "PYTHONPATH": str(REPO / "src"),
-                "COMPACT_AGENT_CONFIG": str(cli.home / "config.toml")})
-    folder = Path(tempfile.mkdtemp(prefix="compact-agent-pipes-"))
-    ends = []
-    for name in ("stdout", "stderr"):
-        os.mkfifo(folder / name)
-        end = os.open(folder / name, os.O_RDONLY | os.O_NONBLOCK)  # held: the zygote's open for writing does not wait
-        os.set_blocking(end, True)
-        ends.append(os.fdopen(end, "rb"))
-    child = shared_zygote().spawn("cli", list(args), env, cli.cwd, folder / "stdout", folder / "stderr")
-    return _Piped(child, *ends, folder)
+    return start(cli, *args)
 
 
 def test_a_reader_that_closes_the_pipe_mid_turn_ends_the_run_quietly_and_the_session_is_kept(cli):
