@@ -312,12 +312,11 @@ def test_a_reader_that_closes_the_pipe_ends_analyze_quietly(tmp_path: Path):
     without a word, with the status a shell gives any program SIGPIPE ended (141); it used to exit
     1, or 120 with Python's 'Exception ignored ... BrokenPipeError' for --json."""
     (tmp_path / "t.json").write_text(json.dumps(_chat(6)))
+    from tests.forked_cli import Piped
+
     env = {**os.environ, "COLUMNS": "200"}
     for extra in ([], ["--json"]):
-        proc = subprocess.Popen([sys.executable, "-c", "from compact_agent.cli import main; main()", "analyze",
-                                 str(tmp_path / "t.json"), "-s", "ours", *extra], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        assert proc.stdout is not None and proc.stderr is not None
+        proc = Piped(["analyze", str(tmp_path / "t.json"), "-s", "ours", *extra], env, tmp_path)
         proc.stdout.close()  # the reader is gone before the first line is written
         err = proc.stderr.read()
         proc.stderr.close()
