@@ -10,11 +10,10 @@ The pipeline asks `Schedule.reason` once per request, with the view already shap
   ("threshold");
 * under it, compact where the cost per request is lowest, if the session is long enough to pay
   the compaction back (`economics.plan_compaction`, "priced"); a compaction that would keep a
-  record instead of asking for a summary costs less (its own rebuild, the compaction message it
-  appends to left in place), so its point comes sooner, but never within the thrash guard's few
-  requests of the previous compaction. Only with the model's prices known (`Prices.known`): a
-  local server's are not, and there an early compaction would forget for nothing known; nor is
-  anything else then but the kept tail (`priced_by`).
+  record instead of a summary costs less (its own rebuild; the compaction message it appends to
+  stays), so its point comes sooner, never within the thrash guard's few requests of the previous
+  one. Only with the model's prices known (`Prices.known`): a local server's are not, and there an
+  early compaction would forget for nothing known, nor anything but the kept tail (`priced_by`).
 
 Both before the hard limit, the saving of a compaction is net of what it makes the model lose: the
 look-agains expected because the model keeps reaching back past the tail a compaction keeps
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING
 from pydantic_ai.messages import ModelMessage
 
 from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
+from .asked_document import folds_asked_document
 from .economics import CompactionPlan, Prices, plan_compaction, record_pays, rewrite_pays, summary_cost
 from .schedule_state import ScheduleState
 from .view import ManagerView
@@ -59,7 +59,7 @@ class Schedule(ScheduleState):
         `cold` when the provider's cache has expired, so that it goes out uncached anyway."""
         fixed = cm.calibration.tokens(cm.overhead)
         context = tokens_now - fixed
-        if cm.breaker_open:
+        if cm.breaker_open or folds_asked_document(cm, messages, tokens_now, self._keeps):
             return ""
         if tokens_now > self.hard_limit(cm):
             return "window" if self.compaction_helps(cm, messages, context, fixed) else ""

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.messages import BinaryContent
+from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, UserPromptPart
 
 #: An image, whatever its size: Anthropic's vision guide puts an image at (width x height) / 750 tokens
 #: and scales larger ones down to about 1.15 megapixels, about 1,600 tokens; OpenAI's high-detail
@@ -101,3 +102,17 @@ def document_name(item: Any, size: bool = True) -> str:
     count = len(item.data) if isinstance(item, BinaryContent) and size else None
     return f"{kind}{f' {ident!r}' if ident else ''}{f', {count:,} bytes' if count is not None else ''}"
 
+
+
+def document_asked_at(messages: Sequence[ModelMessage]) -> int | None:
+    """Where the user's newest message is (the last request holding words of the user's: a tool's
+    content is none), if it carries a document: the message the model is asked about. None else."""
+    from .tool_content import is_tool_content
+
+    for at in range(len(messages) - 1, -1, -1):
+        if isinstance(m := messages[at], ModelRequest):
+            prompts = [p for p in m.parts if isinstance(p, UserPromptPart) and not is_tool_content(p)]
+            if prompts:
+                return at if any(not isinstance(p.content, str) and any(map(is_document, p.content))
+                                 for p in prompts) else None
+    return None
