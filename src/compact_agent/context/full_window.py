@@ -1,7 +1,9 @@
 """A compaction where the window is full: what no compaction can answer, and what a record must free.
 
 A request the last resort (decisions/fit.py) could not bring under the window is not sent: the run ends
-in one line naming what takes the room (`not_brought_under`, `refusal.window_refusal`). A document
+in one line naming what takes the room (`not_brought_under`, `refusal.window_refusal`). Each refusal is a
+`window` / `refused` event; where a run's `per_request_input_tokens_limit` stands for the window
+(request_limit.py), its `detail["window"]` is that limit, and `detail["limit"]` says so. A document
 the user attached to the newest message that takes more than the window alone is refused so before
 anything is tried (`document_over_window`, `refusal.document_refusal`): a compaction can leave out
 what came before, not the message the model is asked about. One was run (a summary paid for, the
@@ -40,6 +42,7 @@ from .plumbing.events import Event
 from .plumbing.refusal import NoRoomForConversation, document_refusal, fixed_refusal, window_refusal
 from .plumbing.settings import estimate_margin
 from .plumbing.tool_content import is_tool_content
+from .request_limit import marked
 from .state import ManagerState
 
 
@@ -52,7 +55,7 @@ def not_brought_under(cm: ManagerState, view: Sequence[ModelMessage], tokens_now
         return None
     fixed = cm.calibration.tokens(cm.overhead)
     cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed,
-                                                          "max_tokens": cm.answer_asked}))
+                                                          "max_tokens": cm.answer_asked, **marked(cm)}))
     return window_refusal(view, size=size, window=window, fixed=fixed, scale=cm.calibration.tokens,
                           answer=cm.answer_asked, margin=margin if size <= window - cm.answer_asked else 0)
 
@@ -80,7 +83,7 @@ def document_over_window(cm: ManagerState, messages: Sequence[ModelMessage]) -> 
     if largest is None or size <= room:
         return None
     cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed, "max_tokens": (
-        cm.answer_asked), "document": media_size.document_name(largest)}))
+        cm.answer_asked), "document": media_size.document_name(largest), **marked(cm)}))
     name = f"{media_size.document_name(largest, size=False)} ({len(largest.data):,} bytes)"
     return document_refusal(name, cm.calibration.tokens(alone), fixed if cm.overhead_estimate else 0, window,
                             answer=cm.answer_asked, margin=margin)
@@ -104,7 +107,7 @@ def no_record_fits(cm: ManagerState, messages: Sequence[ModelMessage], refused: 
         return None
     size = max(refused or 0, fixed + least)
     cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed,
-                                                          "max_tokens": cm.answer_asked}))
+                                                          "max_tokens": cm.answer_asked, **marked(cm)}))
     model = cm.run_model.model_name if cm.run_model is not None else ""
     return NoRoomForConversation(model, fixed_refusal(fixed, window, answer=cm.answer_asked, least=least,
                                                       counted=fixed > cm.overhead_estimate * 11 // 10))

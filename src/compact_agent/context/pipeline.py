@@ -382,8 +382,8 @@ class ContextManager(CompactingState):
             self._reactive_request = request
             # Its size as the server named it (the line of a window learned says it): our estimate
             # of the same request, scaled by a calibration that weighs earlier reports too, differed.
-            refused, _ = figures(text)
-            with in_run.counted_in(ctx.usage, ctx.usage_limits):
+            refused, _ = figures(text)  # held to a run's per-request limit, as the request sent again is
+            with request_limit.within(self, ctx.usage_limits), in_run.counted_in(ctx.usage, ctx.usage_limits):
                 compacted = await self._auto(ctx.messages, self.view, "reactive", refused)
             if not compacted and not self._fit_hard_limit:
                 await self.run_stream.send(ctx)

@@ -14,17 +14,25 @@ the answer a request's `max_tokens` asks (`answer_asked`) is none of the input's
 window itself could not hold beside N is kept (`answer_asked` less the window's excess over N).
 A request that cannot be brought under N is not sent (pydantic-ai would send it and end the run on
 its response): the run ends on pydantic-ai's `UsageLimitExceeded`, the last resort's line worded for
-the limit (`over`). The whole window's limits come back when the request is prepared: between runs
-(/context, `compact_now`, the analyzer's replay) and in runs that set no limit, nothing changes. A
-window learned meanwhile (a summary request refused as too long, below N) stands, saved as learned
-below the window given, not below N. The notes and summary requests are held to N on their own
-(in_run.py: `notes.past_input_limit`, `Keeper.summary_room`).
+the limit (`over`: raising it is advised once, pydantic-ai's own words where its version adds them), and
+the `window` / `refused` event's `detail["window"]` (N) is marked as the limit (`marked`:
+`detail["limit"]`). The whole window's limits come back when the request is prepared: between runs
+(/context, `compact_now`, the analyzer's replay) and in runs that set no limit, nothing changes.
+
+A compaction answering the provider's "prompt too long" (pipeline.py) is held to N as well, as the
+request sent again is: made for the window, it kept what the window's budgets keep (a 1,900-token ask
+whole, the window's budget for what the user typed being 2,000), could not shrink the request, and the
+run ended on the refusal. Where the instructions and tools, as the provider counts them, leave N no room
+(full_window.no_record_fits), no compaction is tried: the run ends on N's error, so worded. A window
+learned meanwhile (a summary request refused as too long, below N) stands, learned below the window
+given (`cm.window`, which the swap leaves), not below N: its `window` / `learned` event and the saved
+state say so. The notes and summary requests are held to N on their own (in_run.py:
+`notes.past_input_limit`, `Keeper.summary_room`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -32,20 +40,27 @@ from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.usage import UsageLimits
 
 from .compaction import in_run
-from .plumbing.refusal import LARGER, WINDOW_NAMED
+from .plumbing import compat
+from .plumbing.refusal import LARGER, WINDOW_NAMED, NoRoomForConversation
 from .plumbing.settings import Limits
 
 if TYPE_CHECKING:
     from .state import ManagerState
 
-__all__ = ["held_to", "over", "within"]
+__all__ = ["LIMIT_NAMED", "held_to", "marked", "over", "within"]
 
+LIMIT_NAMED = "per_request_input_tokens_limit"  # what `detail["limit"]` says a refusal's `detail["window"]` is
 _HELD: dict[int, int] = {}  # by the manager's `id`: the run's limit its limits are held to
 
 
 def held_to(cm: object) -> int | None:
     """The run's per-request input limit `cm`'s limits are held to now (`within`); None where they are the window's."""
     return _HELD.get(id(cm))
+
+
+def marked(cm: object) -> dict[str, str]:
+    """What a `window` / `refused` event's detail adds where its `window` is the run's limit (`{"limit": ...}`)."""
+    return {"limit": LIMIT_NAMED} if id(cm) in _HELD else {}
 
 
 @contextlib.contextmanager
@@ -57,7 +72,7 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
     if most is None or most >= whole.window or id(cm) in _HELD:
         yield
         return
-    asked, learned = cm.answer_asked, cm.window_learned
+    asked = cm.answer_asked
     cm.answer_asked = max(0, asked - (whole.window - most))  # the window holds the answer beside the input
     configured = Limits.for_window(most, cm.max_output, cm.settings)
     held = cm.schedule.output_limits(configured, configured, 0, cm.settings.adaptive_output_reserve, cm.answer_asked)
@@ -67,6 +82,8 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
         cm.compactor.limits = held
     try:
         yield
+    except NoRoomForConversation as e:  # the provider refused, and the limit leaves no room (full_window.py)
+        raise _worded(most, str(e)) from e
     finally:
         del _HELD[id(cm)]
         cm.answer_asked, now = asked, cm.limits
@@ -74,9 +91,6 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
             cm.limits = whole
             if now != held:
                 cm.adapt_output_reserve(0)
-        elif cm.window_learned is not learned and cm.window_learned is not None and cm.window_learned.given == most:
-            cm.window_learned = dataclasses.replace(cm.window_learned, given=whole.window)  # learned below the window
-            cm._save_layer_state()
         if cm.compactor is not None:  # else a window learned below the limit stands, with its own limits
             cm.compactor.limits = cm.limits
 
@@ -86,8 +100,14 @@ def over(cm: ManagerState, said: str) -> UsageLimitExceeded | None:
     pydantic-ai's, its line (`full_window`'s, which names the window) naming the limit; None where
     `cm` is held to none."""
     most = held_to(cm)
-    if most is None:
-        return None
-    named = said.replace(LARGER, "raise the run's per_request_input_tokens_limit").replace(
-        WINDOW_NAMED, "run's per_request_input_tokens_limit")
-    return UsageLimitExceeded(f"Exceeded the per_request_input_tokens_limit of {most}: {named}")
+    return None if most is None else _worded(most, said)
+
+
+def _worded(most: int, said: str) -> UsageLimitExceeded:
+    """pydantic-ai's error for a run's limit of `most`, with `said`, a line naming the window, naming the limit."""
+    named = said.replace(WINDOW_NAMED, f"run's {LIMIT_NAMED}")
+    if not compat.LIMIT_ADVISED:
+        named = named.replace(LARGER, f"raise the run's {LIMIT_NAMED}")
+    else:  # pydantic-ai's own advice ends the line ("Consider raising the limit, ..."): not said twice
+        named = named.replace(f", or {LARGER}", "").replace(f"{LARGER}, or ", "").removesuffix(f": {LARGER}")
+    return UsageLimitExceeded(f"Exceeded the {LIMIT_NAMED} of {most}: {named}")

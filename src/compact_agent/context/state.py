@@ -392,8 +392,8 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
         "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so;
         `request` "summary": the refusal was of a summary request, `room` the answer's it asked, in the detail)."""
         if window >= self.limits.window:
-            return
-        given = self.window_learned.given if self.window_learned is not None else self.limits.window
+            return  # `window` below: the one given, where `limits` may be held to a run's limit (request_limit.py)
+        given = self.window_learned.given if self.window_learned is not None else self.window or self.limits.window
         self.set_window(window)
         self.window_learned = LearnedWindow(window, given, self.server)
         self.emit(Event("window", "learned", used, window, trigger=trigger,
