@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compact_agent.agent.safety.permissions import Permissions
-from compact_agent.ui.print_mode import EXIT_REFUSED, PrintRun, _refused
+from compact_agent.ui.print_mode import EXIT_REFUSED, PrintRun
 
 COMMANDS = [f"make -C services/{name}-gateway integration-tests" for name in ("billing", "accounts", "search",
                                                                               "reports", "archive", "ledger")]
@@ -21,7 +21,7 @@ def test_the_refusal_line_lists_whole_calls_and_counts_the_rest(tmp_path: Path, 
         run.on_tool({"type": "tool_call", "id": str(n), "tool": "bash", "args": {"command": command}})
         if (refusal := permissions.check("bash", command)) is not None:
             run.on_tool({"type": "tool_result", "id": str(n), "tool": "bash", "error": True, "content": refusal})
-    assert _refused(run) == EXIT_REFUSED
+    assert run.refused() == EXIT_REFUSED
     line = capsys.readouterr().err
     head = "compact-agent: refused 7 actions needing approval: bash(find . -exec rm {} +); " + "; ".join(
         f"bash({c})" for c in COMMANDS[:4])

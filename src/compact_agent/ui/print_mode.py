@@ -31,10 +31,10 @@ from ..early_prompt import Early, save_early, take_back
 from ..models import UsageError
 from ..pipes import reader_left
 from ..session.prompt_history import Unsent, said_unsent
-from ..words import plural
 from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
 from .print_slash import KEPT_HINT, RETRY_HINT
 from .render import archive_line, compacted_text, failed_line, layer_line
+from .session_feed import Foretold
 from .visible import json_visible, visible
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ class PrintRun:
         self.needing: list[str] = []
         self.by_rule: list[tuple[str, str]] = []
         self.not_covered: list[str] = []  # why the --allowed-tools 'bash(…)' rules given did not cover one, each once
+        self.told = Foretold()  # what a REPL turn's end said this run's first request frees (session_feed.py)
         self.calls: dict[str, dict[str, Any]] = {}
         #: instruction files the model wrote without a question (permissions.changed_note), each once
         self.instruction_files: list[str] = []
@@ -108,6 +109,12 @@ class PrintRun:
         return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files,
                 "learned_window": self.learned}
 
+    def refused(self) -> int:
+        """What print mode refused (it does not ask) said on stderr (tool_lines.refusal_line): exit 3."""
+        if self.by_rule or self.needing:
+            self.note(tool_lines.refusal_line(self.by_rule, self.needing, self.not_covered))
+        return EXIT_REFUSED
+
     def duration_ms(self) -> int:
         return int((time.monotonic() - self.started) * 1000)
 
@@ -118,6 +125,7 @@ class PrintRun:
             self.learned = {"window": ev.tokens_after, "given": (ev.detail or {}).get("given"),
                             "server": choice.server or None, "model": choice.model or None,
                             "how": HOW.get(ev.trigger)}
+        self.told.compacted(ev)
         if ev.layer == "compact" and ev.action == "failed" and not ev.detail.get("retry"):  # said it paused
             self.note(failed_line(ev, "auto-"))
         if ev.layer == "compact" and ev.action == "blocked" and ev.trigger != "manual":  # /compact says it itself
@@ -137,9 +145,12 @@ class PrintRun:
                 self.emit(end)
 
     def layer_line(self, ev: Event) -> str | None:
-        """A layer's saving worth saying (render.layer_line), as the REPL says it."""
+        """A layer's saving worth saying (render.layer_line), as the REPL says it: not what the end of
+        the REPL turn this run continues said already (`-c`: session_feed.Foretold)."""
         window = self.session.cm.limits.window if self.session is not None else 0
-        return layer_line(ev, window) if ev.tokens_freed else None
+        if not ev.tokens_freed or layer_line(ev) is None or (news := self.told.news(ev, self.session)) is None:
+            return None
+        return layer_line(news, window)
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if self.stream and tool == "todo_write":
@@ -300,20 +311,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         run.emit(run.result(session, turn.output, turn.usage, turn.compactions, cut=turn.cut))
     if turn.cut:  # an answer that ends mid-sentence must not read as whole
         run.note(f"note: {CUT_NOTE}")
-    return _refused(run) if run.denied else 0
-
-
-def _refused(run: PrintRun) -> int:
-    """What print mode refused (it does not ask; a deny rule holds even with --yes), said on stderr: exit 3."""
-    # with the rules given, why they did not cover a command (not `allow them with --allowed-tools` to one who had)
-    why = f" ({tool_lines.listed(run.not_covered)})" if run.not_covered else ""  # whole ones, the rest counted
-    said = [f"{plural(len(run.by_rule), 'action')} by the deny rules, which --yes does not lift: "
-            f"{tool_lines.listed([f'{call} ({words})' for call, words in run.by_rule])}"] if run.by_rule else []
-    if run.needing:
-        said.append(f"{plural(len(run.needing), 'action')} needing approval: {tool_lines.listed(run.needing)}{why} — "
-                    "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
-    run.note(f"refused {said[0]}" if len(said) == 1 else f"refused {plural(len(run.denied), 'action')}: {'; '.join(said)}")
-    return EXIT_REFUSED
+    return run.refused() if run.denied else 0
 
 
 async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: str | None) -> TurnResult | int:
@@ -335,7 +333,7 @@ async def _in_session(run: PrintRun, session: AgentSession, prompt: str, typed: 
     if (slash := print_commands.slash_command(prompt)) is not None:
         return await print_slash.run_slash(run, session, slash,
                                            lambda said, code: _failed(run, said, session, code=code),
-                                           lambda: _refused(run))
+                                           run.refused)
     for attached in session.attachments(prompt if typed is None else typed):
         run.note(attached.line)  # what went with the message (an @file, a pasted image), or why not
     prompt, too_large = session.fit_input(prompt, typed)  # input larger than a request goes as a file

@@ -48,11 +48,15 @@ class SessionFeed:
         #: line waits (`switched`) to come after the line saying why (`say_switched`)
         self.switching = False
         self.switched: list[Event] = []
-        #: (layer, call id) → its share of a saving said at a turn's end, before a request decided it
-        #: (`foretell`): that request's event is not said again; (layer, "") → the tokens said of the
-        #: layer's decisions that name no result (a fold of rounds without tool calls)
-        self.foretold: dict[tuple[str, str], int] = {}
-        self._foretold_of: str | None = None  # the session `foretold` is of (read from its file once)
+        self.told = Foretold()  # what a turn's end said the next request frees (`foretell`)
+
+    @property
+    def foretold(self) -> dict[tuple[str, str], int]:
+        return self.told.said
+
+    @foretold.setter
+    def foretold(self, said: dict[tuple[str, str], int]) -> None:
+        self.told.said = said
 
     def on_compact_start(self, trigger: str, tokens: int) -> None:
         view = self._view()
@@ -70,12 +74,12 @@ class SessionFeed:
         view = self._view()
         if ev.layer == "mcp":
             self._waiting(ev, view)
+        self.told.compacted(ev)
         if ev.layer == "compact" and ev.detail.get("switched_window") is not None:
             # Made by a switch to a smaller window: said after the switch's line, which says why, with
             # what the layers left out for that window before it (`say_switched`). Said as it came, it
             # stood above that line, as if it had come first and of itself.
             self.switched.append(ev)
-            self.foretold.clear()  # the results it named are gone, or kept to be decided afresh
             if self.compact_status is not None:
                 self.compact_status.stop()
                 self.compact_status = None
@@ -83,8 +87,6 @@ class SessionFeed:
                 view._spin("thinking")
         elif ev.layer == "compact":
             self.stop_status()
-            if ev.action not in ("failed", "blocked"):
-                self.foretold.clear()  # the results it named are gone, or kept to be decided afresh
             if view is not None:
                 view.stop()
             self.say_gathered()  # what the layers freed before it, above its line
@@ -102,7 +104,8 @@ class SessionFeed:
                 self.after.append(problem)
             else:  # a server's line names where to check, `[mcp_servers.NAME]`: not markup
                 self.console.print(problem, style="yellow", markup=ev.layer != "mcp")
-        elif ev.tokens_freed and render.layer_line(ev) is not None and (news := self._news(ev)) is not None:
+        elif ev.tokens_freed and render.layer_line(ev) is not None and (
+                news := self.told.news(ev, self._session())) is not None:
             s = self._session()
             # Decided between turns (the toolbar's measure): said in the turn it shapes. In a turn:
             # said as it ends, one line per kind (a file read again, one request at a time, was a
@@ -160,7 +163,7 @@ class SessionFeed:
         learned, the line stood inside the answer the REPL was still writing out."""
         self.foretell()
         self.say_gathered()
-        self._keep_foretold()
+        self.told.keep(self._session())
         for line in self.after:
             self.console.print(line, style="yellow")
         self.after.clear()
@@ -170,11 +173,11 @@ class SessionFeed:
         look that shapes the toolbar's figure (shaping.foreseen): the model has now seen the results
         they clear or fold. Said only from that request's event, the line came a turn after the
         figure under the prompt had dropped (`context 2.5k` then `1.3k`, nothing said why). That
-        request's event is then not said again (`_news`)."""
+        request's event is then not said again (`Foretold.news`)."""
         s = self._session()
         if s is None:
             return
-        self._read_foretold(s)
+        self.told.read(s)
         try:
             from ..context.shaping import foreseen  # late: the REPL starts before pydantic-ai loads
 
@@ -183,66 +186,13 @@ class SessionFeed:
             return
         for ev in events:
             if not ev.tokens_freed or render.layer_line(ev) is None or (
-                    new := self._news(ev, take=False)) is None:  # a turn's end said it, and no request made it yet
+                    new := self.told.news(ev, s, take=False)) is None:  # a turn's end said it, and no request made it yet
                 continue
             for i in new.ids:
                 self.foretold[(ev.layer, i)] = new.tokens_freed // len(new.ids)
             if not new.ids:
                 self.foretold[(ev.layer, "")] = self.foretold.get((ev.layer, ""), 0) + new.tokens_freed
             self.gathered.add(new, s.messages, s.cwd)
-
-    def _news(self, ev: Event, *, take: bool = True) -> Event | None:
-        """`ev` less what `foretell` said of it: None where it said it all; the results it did not
-        name, and the saving less theirs, where it said a part. `take`: those said are taken off the
-        list (`ev` is the request's event that made the decision). A decision that names no result
-        (a fold of rounds without tool calls, made again with the request's own range) is said less
-        the tokens said of the layer's such decisions."""
-        if (s := self._session()) is not None:
-            self._read_foretold(s)
-        if not ev.ids:
-            credit = self.foretold.get((ev.layer, ""), 0)
-            used = min(credit, ev.tokens_freed)
-            if take and used and credit > used:
-                self.foretold[(ev.layer, "")] = credit - used
-            elif take and used:
-                del self.foretold[(ev.layer, "")]
-            return ev if not used else None if used == ev.tokens_freed else replace(ev, freed=ev.tokens_freed - used)
-        said = [i for i in ev.ids if (ev.layer, i) in self.foretold]
-        if not said:
-            return ev
-        share = sum((self.foretold.pop if take else self.foretold.__getitem__)((ev.layer, i)) for i in said)
-        if len(said) == len(ev.ids):
-            return None
-        return replace(ev, ids=[i for i in ev.ids if i not in said], freed=max(0, ev.tokens_freed - share))
-
-    def _read_foretold(self, s: AgentSession) -> None:
-        """`foretold` of session `s`, as its last run's last turn left it (FORETOLD_FILE), once: a
-        saving said at that turn's end is decided by the next request, the first of a run that
-        continues the session (-c), which said it again, 'freed 1,240 tokens' twice for two results.
-        Not where the history has changed since (a rewind, a compaction): its decisions are not those."""
-        if self._foretold_of == s.store.session_id:
-            return
-        self._foretold_of, self.foretold = s.store.session_id, {}
-        from ..regular_file import read_own  # a FIFO in its place is not waited on
-
-        try:
-            kept = json.loads(read_own(s.store.dir / FORETOLD_FILE).decode("utf-8"))
-            if kept["history"] == _history_mark(s.messages, kept["messages"]):
-                self.foretold = {(str(layer), str(i)): int(tokens) for layer, i, tokens in kept["foretold"]}
-        except (OSError, ValueError, KeyError, TypeError):  # none kept, or unreadable: said again
-            pass
-
-    def _keep_foretold(self) -> None:
-        """At a turn's end: `foretold` written beside the session, for a run that continues it."""
-        s = self._session()
-        if s is None or (not self.foretold and not (s.store.dir / FORETOLD_FILE).exists()):
-            return
-        from ..session.files import atomic_write
-
-        kept = {"messages": len(s.messages), "history": _history_mark(s.messages, len(s.messages)),
-                "foretold": [[layer, i, tokens] for (layer, i), tokens in self.foretold.items()]}
-        with contextlib.suppress(OSError):  # a line said twice, at worst
-            atomic_write(s.store.dir / FORETOLD_FILE, json.dumps(kept).encode())
 
     def on_change(self, tool: str, info: dict[str, Any]) -> None:
         if "instruction" in info:  # an instruction file written without a question (permissions.py)
@@ -275,7 +225,79 @@ class SessionFeed:
             self.compact_status = None
 
 
-#: What a REPL's last turn said the next request frees, beside its session (`SessionFeed._read_foretold`).
+class Foretold:
+    """What a turn's end said the next request frees (SessionFeed.foretell), so that request's event
+    is not said again: by the REPL, and by a run that continues the session, `-c` in the REPL or in
+    print mode (`-c -p … --verbose` said 'freed 1,240 tokens' of two results a REPL turn's end had)."""
+
+    def __init__(self) -> None:
+        #: (layer, call id) → its share of a saving said at a turn's end, before a request decided it;
+        #: (layer, "") → the tokens said of the layer's decisions that name no result (a fold of
+        #: rounds without tool calls)
+        self.said: dict[tuple[str, str], int] = {}
+        self._of: str | None = None  # the session `said` is of (read from its file once)
+
+    def compacted(self, ev: Event) -> None:
+        """A compaction made (one that failed or was blocked made none): the results said are gone,
+        or kept to be decided afresh."""
+        if ev.layer == "compact" and (ev.detail.get("switched_window") is not None
+                                      or ev.action not in ("failed", "blocked")):
+            self.said.clear()
+
+    def news(self, ev: Event, s: AgentSession | None, *, take: bool = True) -> Event | None:
+        """`ev` less what a turn's end said of it: None where it said it all; the results it did not
+        name, and the saving less theirs, where it said a part. `take`: those said are taken off the
+        list (`ev` is the request's event that made the decision). A decision that names no result
+        (a fold of rounds without tool calls, made again with the request's own range) is said less
+        the tokens said of the layer's such decisions. `s`: the session (its kept file read once)."""
+        if s is not None:
+            self.read(s)
+        if not ev.ids:
+            credit = self.said.get((ev.layer, ""), 0)
+            used = min(credit, ev.tokens_freed)
+            if take and used and credit > used:
+                self.said[(ev.layer, "")] = credit - used
+            elif take and used:
+                del self.said[(ev.layer, "")]
+            return ev if not used else None if used == ev.tokens_freed else replace(ev, freed=ev.tokens_freed - used)
+        said = [i for i in ev.ids if (ev.layer, i) in self.said]
+        if not said:
+            return ev
+        share = sum((self.said.pop if take else self.said.__getitem__)((ev.layer, i)) for i in said)
+        if len(said) == len(ev.ids):
+            return None
+        return replace(ev, ids=[i for i in ev.ids if i not in said], freed=max(0, ev.tokens_freed - share))
+
+    def read(self, s: AgentSession) -> None:
+        """`said` of session `s`, as its last run's last turn left it (FORETOLD_FILE), once: a saving
+        said at that turn's end is decided by the next request, the first of a run that continues
+        the session (-c), which said it again, 'freed 1,240 tokens' twice for two results. Not where
+        the history has changed since (a rewind, a compaction): its decisions are not those."""
+        if self._of == s.store.session_id:
+            return
+        self._of, self.said = s.store.session_id, {}
+        from ..regular_file import read_own  # a FIFO in its place is not waited on
+
+        try:
+            kept = json.loads(read_own(s.store.dir / FORETOLD_FILE).decode("utf-8"))
+            if kept["history"] == _history_mark(s.messages, kept["messages"]):
+                self.said = {(str(layer), str(i)): int(tokens) for layer, i, tokens in kept["foretold"]}
+        except (OSError, ValueError, KeyError, TypeError):  # none kept, or unreadable: said again
+            pass
+
+    def keep(self, s: AgentSession | None) -> None:
+        """At a turn's end: `said` written beside the session, for a run that continues it."""
+        if s is None or (not self.said and not (s.store.dir / FORETOLD_FILE).exists()):
+            return
+        from ..session.files import atomic_write
+
+        kept = {"messages": len(s.messages), "history": _history_mark(s.messages, len(s.messages)),
+                "foretold": [[layer, i, tokens] for (layer, i), tokens in self.said.items()]}
+        with contextlib.suppress(OSError):  # a line said twice, at worst
+            atomic_write(s.store.dir / FORETOLD_FILE, json.dumps(kept).encode())
+
+
+#: What a REPL's last turn said the next request frees, beside its session (`Foretold.read`).
 FORETOLD_FILE = "foretold.json"
 
 

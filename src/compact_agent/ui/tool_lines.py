@@ -128,3 +128,19 @@ def listed(items: list[str], room: int = LISTED_CHARS) -> str:
         shown.append(item)
     left = len(items) - len(shown)
     return "; ".join(shown) + (f" and {left:,} more" if left else "")
+
+
+def refusal_line(by_rule: list[tuple[str, str]], needing: list[str], not_covered: list[str]) -> str:
+    """Print mode's line of what it refused (it never asks; a deny rule holds even with --yes): the calls
+    a deny rule refused, each with its words, and those that needed approval (`listed`)."""
+    from ..words import plural
+
+    # with the rules given, why they did not cover a command (not `allow them with --allowed-tools` to one who had)
+    why = f" ({listed(not_covered)})" if not_covered else ""  # whole ones, the rest counted
+    said = [f"{plural(len(by_rule), 'action')} by the deny rules, which --yes does not lift: "
+            f"{listed([f'{call} ({words})' for call, words in by_rule])}"] if by_rule else []
+    if needing:
+        said.append(f"{plural(len(needing), 'action')} needing approval: {listed(needing)}{why} — "
+                    "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
+    return f"refused {said[0]}" if len(said) == 1 else \
+        f"refused {plural(len(by_rule) + len(needing), 'action')}: {'; '.join(said)}"
