@@ -53,10 +53,10 @@ class PrintRun:
         self.stream = output_format == "stream-json"
         self.verbose = verbose
         self.started = time.monotonic()
-        self.denied: list[str] = []  # the calls refused: those that needed approval, and (call, why) by a deny rule
-        self.needing: list[str] = []
+        self.denied: list[str] = []  # the calls refused (the JSON's permission_denials)
+        #: (call, why) of those that needed approval, and of those a deny rule refused (`refused`)
+        self.needing: list[tuple[str, str]] = []
         self.by_rule: list[tuple[str, str]] = []
-        self.not_covered: list[str] = []  # why the --allowed-tools 'bash(…)' rules given did not cover one, each once
         self.told = Foretold()  # what a REPL turn's end said this run's first request frees (session_feed.py)
         self.calls: dict[str, dict[str, Any]] = {}
         #: instruction files the model wrote without a question (permissions.changed_note), each once
@@ -112,7 +112,7 @@ class PrintRun:
     def refused(self) -> int:
         """What print mode refused (it does not ask) said on stderr (tool_lines.refusal_line): exit 3."""
         if self.by_rule or self.needing:
-            self.note(tool_lines.refusal_line(self.by_rule, self.needing, self.not_covered))
+            self.note(tool_lines.refusal_line(self.by_rule, self.needing))
         return EXIT_REFUSED
 
     def duration_ms(self) -> int:
@@ -174,13 +174,10 @@ class PrintRun:
         if obj["type"] == "tool_call":
             self.calls[obj["id"]] = obj
         elif obj.get("error") and (kind := refusal_kind(str(obj.get("content", "")))) is not None:
-            call = tool_lines.call_line(self.calls.get(obj["id"], obj))[2:]
-            self.denied.append(call)
-            if kind[0] == "deny":  # a deny rule's refusal: --yes does not lift it
-                self.by_rule.append((call, kind[1]))
-            else:
-                self.needing.append(call)
-                self.not_covered += [kind[1]] if kind[1] and kind[1] not in self.not_covered else []
+            made = self.calls.get(obj["id"], obj)
+            self.denied.append(call := tool_lines.call_line(made)[2:])
+            # a deny rule's refusal (--yes does not lift it), or why the --allowed-tools rules did not cover it
+            (self.by_rule if kind[0] == "deny" else self.needing).append((call, tool_lines.short_why(kind[1], made)))
         if self.stream:
             self.emit(obj)
         if self.verbose:

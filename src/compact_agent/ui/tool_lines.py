@@ -8,6 +8,8 @@ Both take the stream-json objects of `agent/run/stream_events.py`, so all three 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from typing import Any
 
 from rich.cells import cell_len
@@ -112,8 +114,10 @@ class Lines:
         return result_line(obj, width, call)
 
 
-#: How many characters a list of calls (or of reasons) in print mode's refusal line takes (`listed`).
+#: How many characters a list in print mode's refusal line takes (`listed`), its calls each with why it
+#: was refused (`refusal_line`).
 LISTED_CHARS = 300
+PAIRED_CHARS = 400
 
 
 def listed(items: list[str], room: int = LISTED_CHARS) -> str:
@@ -130,17 +134,62 @@ def listed(items: list[str], room: int = LISTED_CHARS) -> str:
     return "; ".join(shown) + (f" and {left:,} more" if left else "")
 
 
-def refusal_line(by_rule: list[tuple[str, str]], needing: list[str], not_covered: list[str]) -> str:
-    """Print mode's line of what it refused (it never asks; a deny rule holds even with --yes): the calls
-    a deny rule refused, each with its words, and those that needed approval (`listed`)."""
+#: How many cells a reason takes in the refusal line, and a command quoted in it (`short_why`).
+WHY_CELLS = 240
+QUOTED_CELLS = 40
+_QUOTED = re.compile(r"`([^`]*)`")
+
+
+def refusal_line(by_rule: list[tuple[str, str]], needing: list[tuple[str, str]]) -> str:
+    """Print mode's line of what it refused (it never asks; a deny rule holds even with --yes), each
+    call (`call_line`'s) with why, short (`short_why`), the rest counted: `refused 7 actions needing
+    approval: bash(make build) (not covered by bash(python *)); … and 5 more — print mode does not
+    ask; …`. The calls and the reasons were two lists counted apart (`… and 3 more (… and 5 more)`,
+    read as five more rules), and each reason quoted the whole command again: a 1,500-character
+    command made a line of 1,776."""
     from ..words import plural
 
-    # with the rules given, why they did not cover a command (not `allow them with --allowed-tools` to one who had)
-    why = f" ({listed(not_covered)})" if not_covered else ""  # whole ones, the rest counted
     said = [f"{plural(len(by_rule), 'action')} by the deny rules, which --yes does not lift: "
-            f"{listed([f'{call} ({words})' for call, words in by_rule])}"] if by_rule else []
+            f"{paired(by_rule)}"] if by_rule else []
     if needing:
-        said.append(f"{plural(len(needing), 'action')} needing approval: {listed(needing)}{why} — "
+        said.append(f"{plural(len(needing), 'action')} needing approval: {paired(needing)} — "
                     "print mode does not ask; rerun with --yes, or allow them with --allowed-tools")
     return f"refused {said[0]}" if len(said) == 1 else \
         f"refused {plural(len(by_rule) + len(needing), 'action')}: {'; '.join(said)}"
+
+
+def paired(calls: list[tuple[str, str]]) -> str:
+    """`bash(make a) (not covered by bash(python *)); write_file(b.py) and 4 more`: each call with
+    its reason, as many as fit in `PAIRED_CHARS` (`listed`), the rest counted."""
+    return listed([f"{call} ({why})" if why else call for call, why in calls], PAIRED_CHARS)
+
+
+def short_why(why: str, call: dict[str, Any]) -> str:
+    """Why `call` was refused, in words that do not repeat it: the rules' reason quotes the command
+    (`` `make build` is not covered by bash(python *) ``), which the line names already; said of
+    the whole command, `not covered by bash(python *)`; a part of it (one command of a compound
+    line) stays, cut to a few words; the reason cut to `WHY_CELLS`."""
+    whole = _spellings(call)
+
+    def quoted(m: re.Match[str]) -> str:
+        words = " ".join(m[1].split())
+        return "it" if words in whole else f"`{clip(words, QUOTED_CELLS)}`"
+
+    said = " ".join(_QUOTED.sub(quoted, why).split())
+    return clip(said.removeprefix("it is ") if said.startswith("it is not covered") else said, WHY_CELLS)
+
+
+def _spellings(call: dict[str, Any]) -> set[str]:
+    """How a reason may quote the whole of `call`'s command: as it came, and as a shell line of its
+    words (bash_rules.shown), white space taken as one space."""
+    command = str((call.get("args") or {}).get("command") or "") if call.get("tool") == "bash" else ""
+    if not command.strip():
+        return set()
+    said = {" ".join(command.split())}
+    try:
+        from ..agent.safety.bash_rules import shown
+
+        said.add(" ".join(shown(shlex.split(command)).split()))
+    except ValueError:  # an open quote: the reason quotes none of it whole
+        pass
+    return said
