@@ -53,7 +53,7 @@ class PrintRun:
         self.stream = output_format == "stream-json"
         self.verbose = verbose
         self.started = time.monotonic()
-        self.denied: list[str] = []  # the calls refused (the JSON's permission_denials)
+        self.denied: list[str] = []  # the calls refused, whole (the JSON's permission_denials)
         #: (call, why) of those that needed approval, and of those a deny rule refused (`refused`)
         self.needing: list[tuple[str, str]] = []
         self.by_rule: list[tuple[str, str]] = []
@@ -175,9 +175,10 @@ class PrintRun:
             self.calls[obj["id"]] = obj
         elif obj.get("error") and (kind := refusal_kind(str(obj.get("content", "")))) is not None:
             made = self.calls.get(obj["id"], obj)
-            self.denied.append(call := tool_lines.call_line(made)[2:])
+            self.denied.append(tool_lines.whole_call(made))  # JSON, for programs: whole
             # a deny rule's refusal (--yes does not lift it), or why the --allowed-tools rules did not cover it
-            (self.by_rule if kind[0] == "deny" else self.needing).append((call, tool_lines.short_why(kind[1], made)))
+            (self.by_rule if kind[0] == "deny" else self.needing).append(
+                (tool_lines.call_line(made)[2:], tool_lines.short_why(kind[1], made)))
         if self.stream:
             self.emit(obj)
         if self.verbose:

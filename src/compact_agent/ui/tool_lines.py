@@ -31,21 +31,33 @@ def _clip(text: str, n: int = WIDTH) -> str:
 def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
     """`● bash(pytest -q)` — the tool and its main argument, cut to fit `width` columns (wrapped by
     the terminal, its end stood at column 0 under the dot)."""
-    tool, args = obj.get("tool", "?"), obj.get("args") or {}
-    key = MAIN_ARG.get(tool, "")
+    tool, head, shown = _called(obj)
     room = max(10, width - cell_len(tool) - 4)
-    if (raw := obj.get("args_raw")) is not None:  # stream_events.call_args: said in our words, as written
-        head = f"<arguments that are {_not_an_object(str(raw))}: "
-        return f"● {tool}({head}{_clip(str(raw), max(5, room - cell_len(head) - 1))}>)"
-    if key is None:
-        shown = ""
-    elif key and key in args:
-        shown = str(args[key])
-        if tool == "grep" and args.get("path"):
-            shown += f" in {args['path']}"
-    else:
-        shown = json.dumps(args, ensure_ascii=False, default=str) if args else ""
+    if head:  # stream_events.call_args: said in our words, as written
+        return f"● {tool}({head}{_clip(shown, max(5, room - cell_len(head) - 1))}>)"
     return f"● {tool}({_clip(shown, room)})"
+
+
+def whole_call(obj: dict[str, Any]) -> str:
+    """`bash(make -C services/billing-gateway integration-tests)`: the call as `call_line` names it,
+    not cut and its white space as it came (the JSON result's `permission_denials`, read by programs:
+    they were cut at the terminal's 100 columns, with `…`)."""
+    tool, head, shown = _called(obj)
+    return f"{tool}({head}{shown}>)" if head else f"{tool}({shown})"
+
+
+def _called(obj: dict[str, Any]) -> tuple[str, str, str]:
+    """A call's tool, the words before arguments it cannot take (else ""), and its main argument."""
+    tool, args = str(obj.get("tool", "?")), obj.get("args") or {}
+    key = MAIN_ARG.get(tool, "")
+    if (raw := obj.get("args_raw")) is not None:
+        return tool, f"<arguments that are {_not_an_object(str(raw))}: ", str(raw)
+    if key is None:
+        return tool, "", ""
+    if key and key in args:
+        shown = str(args[key])
+        return tool, "", shown + (f" in {args['path']}" if tool == "grep" and args.get("path") else "")
+    return tool, "", json.dumps(args, ensure_ascii=False, default=str) if args else ""
 
 
 def _not_an_object(raw: str) -> str:
