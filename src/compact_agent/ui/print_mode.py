@@ -54,7 +54,7 @@ class PrintRun:
         self.verbose = verbose
         self.started = time.monotonic()
         self.denied: list[str] = []  # the calls refused, whole (the JSON's permission_denials)
-        #: (call, why) of those that needed approval, and of those a deny rule refused (`refused`)
+        #: (call, why) of those that needed approval, and of those a deny rule refused, till said (`refused`)
         self.needing: list[tuple[str, str]] = []
         self.by_rule: list[tuple[str, str]] = []
         self.told = Foretold()  # what a REPL turn's end said this run's first request frees (session_feed.py)
@@ -110,9 +110,11 @@ class PrintRun:
                 "learned_window": self.learned}
 
     def refused(self) -> int:
-        """What print mode refused (it does not ask) said on stderr (tool_lines.refusal_line): exit 3."""
+        """What print mode refused (it does not ask) said on stderr (tool_lines.refusal_line), once: exit 3 for
+        a run that finished; a run that also failed says it before its error, and exits 1."""
         if self.by_rule or self.needing:
             self.note(tool_lines.refusal_line(self.by_rule, self.needing))
+        self.by_rule, self.needing = [], []
         return EXIT_REFUSED
 
     def duration_ms(self) -> int:
@@ -389,6 +391,7 @@ def _failed(run: PrintRun, message: str, session: AgentSession | None, subtype: 
     """Say why the run failed (stderr; a JSON result in json and stream-json), and its exit code.
     `session`: the session once made, whose requests so far the result reports; `session_id`: the
     one the prompt was saved in when the session could not be made."""
+    run.refused()  # what a run that failed refused before: only its JSON listed it
     run.note(message)
     if run.format != "text":
         run.emit(run.error_result(message, saved_id(session) if session is not None else session_id, subtype,

@@ -22,6 +22,7 @@ class Run(Protocol):
     format: str
 
     def note(self, text: str) -> None: ...
+    def refused(self) -> int: ...
     def emit(self, obj: dict[str, Any]) -> None: ...
     def error_result(self, message: str, session_id: str | None, subtype: str = "error",
                      session: AgentSession | None = None) -> dict[str, Any]: ...
@@ -38,6 +39,7 @@ def shown(run: Run, session: AgentSession, e: BaseException, saved_id: str | Non
     if run.format == "text":
         sys.stdout.write(visible(secrets.redact(e.output.rstrip("\n"))) + "\n")
         sys.stdout.flush()
+    run.refused()  # what it refused before, as any run that fails says it
     run.note(line)
     if run.format != "text":
         run.emit(run.error_result(line, saved_id, "error", session) | {"result": e.output})
