@@ -6,26 +6,19 @@ print-mode run that continued the session, whose first request cleared them, sai
 from __future__ import annotations
 
 from compact_agent.agent.run.options import SessionOptions
-from compact_agent.config import Settings
 from compact_agent.ui.print_mode import run_print
 from tests.e2e.test_resumed_layer_savings import numbers
 from tests.fakes.openai_server import FakeOpenAIServer
 
-from .repl_driver import drive
-from .test_resumed_layer_line import CLEARED
+from .test_resumed_layer_line import CLEARED, SETTINGS, clearing_turn
 
 
 async def test_a_print_run_continuing_a_repl_says_no_saving_its_end_said(tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
-    settings = Settings(priced_compaction=False, microcompact_keep_recent=0, microcompact_trigger=1,
-                        microcompact_min_free_tokens=1_000)
     with FakeOpenAIServer(numbers) as server:
-        first = await drive(tmp_path, numbers, ["show the numbers\r"], server=server, settings=settings,
-                            context_window=32_000, permission_mode="yes")
+        first = await clearing_turn(tmp_path, monkeypatch, server)
         capsys.readouterr()
         opts = SessionOptions(cwd=tmp_path / "project", model="fake-model", base_url=server.base_url, api_key="k",
-                              home=tmp_path / "home", settings=settings, context_window=32_000,
+                              home=tmp_path / "home", settings=SETTINGS, context_window=32_000,
                               permission_mode="yes", continue_last=True)
         code = await run_print(opts, "thanks", verbose=True)
     out, err = capsys.readouterr()

@@ -17,17 +17,23 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from .repl_driver import drive
 
 CLEARED = re.compile(r"context: old tool results cleared \((\d) results?\), freed ([\d,]+) tokens")
+#: The scene: old tool results cleared at once (the -p test's settings), in a 32K window.
+SETTINGS = Settings(priced_compaction=False, microcompact_keep_recent=0, microcompact_trigger=1,
+                    microcompact_min_free_tokens=1_000)
+
+
+async def clearing_turn(tmp_path, monkeypatch, server: FakeOpenAIServer):  # type: ignore[no-untyped-def]
+    """The REPL's turn "show the numbers" in the scene, the home and settings file the test's own."""
+    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
+    return await drive(tmp_path, numbers, ["show the numbers\r"], server=server, settings=SETTINGS,
+                       context_window=32_000, permission_mode="yes")
 
 
 async def test_a_resumed_repl_says_only_what_its_own_requests_freed(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("COMPACT_AGENT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COMPACT_AGENT_CONFIG", str(tmp_path / "none.toml"))  # not the user's own
-    settings = Settings(priced_compaction=False, microcompact_keep_recent=0, microcompact_trigger=1,
-                        microcompact_min_free_tokens=1_000)
     with FakeOpenAIServer(numbers) as server:
-        first = await drive(tmp_path, numbers, ["show the numbers\r"], server=server, settings=settings,
-                            context_window=32_000, permission_mode="yes")
-        resumed = await drive(tmp_path, numbers, ["thanks\r"], server=server, settings=settings,
+        first = await clearing_turn(tmp_path, monkeypatch, server)
+        resumed = await drive(tmp_path, numbers, ["thanks\r"], server=server, settings=SETTINGS,
                               context_window=32_000, permission_mode="yes", continue_last=True)
     [(one, _)] = CLEARED.findall(first.out)
     # The first run's turn says the large result its request cleared and, at its end, the two small
