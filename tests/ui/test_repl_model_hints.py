@@ -9,6 +9,7 @@ real REPL on a pipe."""
 from __future__ import annotations
 
 import io
+import re
 import time
 from pathlib import Path
 
@@ -53,7 +54,8 @@ async def test_model_switch_is_checked_against_the_list_of_the_server_at_openai_
         said = await repl(tmp_path, server, "gpt-4o", "flag", ["hi\r", "/model gpt-4o-mni\r", "again\r"], monkeypatch)
         asked, url = [r.body.get("model") for r in server.requests], server.base_url
     assert f"not switched: gpt-4o-mni is not a model {url} serves; did you mean gpt-4o?" in said, said
-    assert "gpt-4o-mni" not in asked and "404" not in said, said
+    # no 404 said (a token of its own: the server's port and the session's id may hold the digits)
+    assert "gpt-4o-mni" not in asked and not re.search(r"\b404\b", said), said
 
 
 async def test_a_404_in_the_repl_names_model_and_the_variable_the_endpoint_came_from(
