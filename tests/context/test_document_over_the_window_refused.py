@@ -79,3 +79,19 @@ async def test_the_instructions_count_with_the_document_and_the_line_names_them(
     assert re.search(r"takes about 15,400 tokens alone, and the instructions and tool definitions 1,\d{3} more, "
                      r"but the context window is 16,000 ", str(caught.value)), str(caught.value)
     assert asked == []
+
+
+async def test_a_pdf_is_named_by_its_pages_and_a_document_without_identifier_by_its_type() -> None:
+    """The line said a PDF's bytes (342 of them for five pages counted at 4,600 tokens each: the
+    figures did not go together), and a document sent without an identifier by the hash pydantic-ai
+    makes up for it ('4912e8'), a name the user never gave."""
+    from tests.context.test_documents_count_by_size import pdf
+
+    agent = Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("answer")])),
+                  capabilities=[ContextManager(window=WINDOW)])
+    with pytest.raises(WindowTooSmallError, match=r"^the document application/pdf 'deck\.pdf' \(5 pages\), "
+                                                  r"attached to the newest message, takes about 23,\d{3} tokens alone"):
+        await agent.run(["Summarise this.", BinaryContent(pdf(5), media_type="application/pdf", identifier="deck.pdf")])
+    with pytest.raises(WindowTooSmallError, match=r"^the document text/plain \(88,000 bytes\), attached"):
+        await agent.run(["Summarise this.", BinaryContent(("The quarterly report. " * 4_000).encode(),
+                                                           media_type="text/plain")])

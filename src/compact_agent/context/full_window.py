@@ -84,7 +84,7 @@ def document_over_window(cm: ManagerState, messages: Sequence[ModelMessage]) -> 
         return None
     cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed, "max_tokens": (
         cm.answer_asked), "document": media_size.document_name(largest), **marked(cm)}))
-    name = f"{media_size.document_name(largest, size=False)} ({len(largest.data):,} bytes)"
+    name = f"{media_size.document_name(largest, size=False)} ({media_size.document_extent(largest)})"
     return document_refusal(name, cm.calibration.tokens(alone), fixed if cm.overhead_estimate else 0, window,
                             answer=cm.answer_asked, margin=margin)
 

@@ -96,11 +96,18 @@ def is_document(item: Any) -> bool:
 
 
 def document_name(item: Any, size: bool = True) -> str:
-    """How a note names a document: its media type, its identifier and (`size`) its bytes."""
+    """How a note names a document: its media type, the identifier its sender gave it (pydantic-ai
+    makes up a hash for one given none: no name a user knows) and (`size`) its extent."""
     kind = str(getattr(item, "media_type", "") or "unknown type")
-    ident = getattr(item, "identifier", None)
-    count = len(item.data) if isinstance(item, BinaryContent) and size else None
-    return f"{kind}{f' {ident!r}' if ident else ''}{f', {count:,} bytes' if count is not None else ''}"
+    ident = getattr(item, "_identifier", getattr(item, "identifier", None))
+    extent = document_extent(item) if isinstance(item, BinaryContent) and size else None
+    return f"{kind}{f' {ident!r}' if ident else ''}{f', {extent}' if extent else ''}"
+
+
+def document_extent(item: BinaryContent) -> str:
+    """A document's size as it counts: a PDF's pages where they are counted (`document_size`), else its bytes."""
+    pages = pdf_pages(item.data) if item.format == "pdf" or item.media_type == "application/pdf" else None
+    return f"{pages:,} page{'s' if pages > 1 else ''}" if pages else f"{len(item.data):,} bytes"
 
 
 
