@@ -28,10 +28,16 @@ def _clip(text: str, n: int = WIDTH) -> str:
     return clip(" ".join(str(text).split()), n)
 
 
+#: Where the main argument of a call breaks its line, on the call's one line: joined by spaces,
+#: `for f in a b; do echo $f` and `done` read as another command (`do echo $f done`).
+BREAK = " ↵ "
+
+
 def call_line(obj: dict[str, Any], width: int = WIDTH) -> str:
     """`● bash(pytest -q)` — the tool and its main argument, cut to fit `width` columns (wrapped by
-    the terminal, its end stood at column 0 under the dot)."""
+    the terminal, its end stood at column 0 under the dot), a line break in it shown (`BREAK`)."""
     tool, head, shown = _called(obj)
+    shown = BREAK.join(line for line in shown.strip().splitlines() if line.strip()) if "\n" in shown.strip() else shown
     room = max(10, width - cell_len(tool) - 4)
     if head:  # stream_events.call_args: said in our words, as written
         return f"● {tool}({head}{_clip(shown, max(5, room - cell_len(head) - 1))}>)"
