@@ -161,10 +161,9 @@ def main() -> None:
     tokens: dict[int, str] = {}  # unreaped children
     while True:
         ready, _, _ = select.select([0, _woken_r], [], [])
-        if _woken_r in ready:
+        if _woken_r in ready:  # a byte a SIGCHLD: one read takes them all (a byte left would only wake it again)
             with contextlib.suppress(BlockingIOError):
-                while os.read(_woken_r, 4096):
-                    pass
+                os.read(_woken_r, 4096)
         if 0 in ready:
             chunk = os.read(0, 65536)
             if not chunk:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import BinaryContent, ModelMessage, UserPromptPart
 
 from .compaction import summary
 from .compaction.result import CompactionResult, RecordTooWeak
@@ -41,7 +41,7 @@ from .plumbing import media_size, tokens
 from .plumbing.events import Event
 from .plumbing.refusal import NoRoomForConversation, document_refusal, fixed_refusal, window_refusal
 from .plumbing.settings import estimate_margin
-from .plumbing.tool_content import is_tool_content
+from .plumbing.tool_content import newest_asked
 from .request_limit import marked
 from .state import ManagerState
 
@@ -69,8 +69,7 @@ def document_over_window(cm: ManagerState, messages: Sequence[ModelMessage]) -> 
     A document counts as elsewhere (media_size.py), calibrated; one by URL has no size to judge. The line
     names the instructions and tool definitions where the agent has some (a fixed part the calibration
     learned of an agent with none is no part of them the user can shorten)."""
-    newest = next((m for m in reversed(messages) if isinstance(m, ModelRequest) and any(
-        isinstance(p, UserPromptPart) and not is_tool_content(p) for p in m.parts)), None)
+    newest = None if (at := newest_asked(messages)) is None else messages[at]
     window, margin = cm.limits.window, estimate_margin(cm.limits.window)
     room = window - max(margin, cm.answer_asked)  # the message whole first: memoised, a PDF's pages counted once
     if newest is None or cm.calibration.tokens(tokens.message_tokens(newest) + cm.overhead) <= room:

@@ -278,12 +278,11 @@ class Foretold:
         self._of, self.said = s.store.session_id, {}
         from ..regular_file import read_own  # a FIFO in its place is not waited on
 
-        try:
+        # None kept, or unreadable: said again.
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             kept = json.loads(read_own(s.store.dir / FORETOLD_FILE).decode("utf-8"))
             if kept["history"] == _history_mark(s.messages, kept["messages"]):
                 self.said = {(str(layer), str(i)): int(tokens) for layer, i, tokens in kept["foretold"]}
-        except (OSError, ValueError, KeyError, TypeError):  # none kept, or unreadable: said again
-            pass
 
     def keep(self, s: AgentSession | None) -> None:
         """At a turn's end: `said` written beside the session, for a run that continues it."""

@@ -7,6 +7,7 @@ Both take the stream-json objects of `agent/run/stream_events.py`, so all three 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -203,11 +204,9 @@ def _spellings(call: dict[str, Any]) -> set[str]:
     command = str((call.get("args") or {}).get("command") or "") if call.get("tool") == "bash" else ""
     if not command.strip():
         return set()
-    said = {" ".join(command.split())}
-    try:
-        from ..agent.safety.bash_rules import shown
+    from ..agent.safety.bash_rules import shown
 
+    said = {" ".join(command.split())}
+    with contextlib.suppress(ValueError):  # an open quote: the reason quotes none of it whole
         said.add(" ".join(shown(shlex.split(command)).split()))
-    except ValueError:  # an open quote: the reason quotes none of it whole
-        pass
     return said

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.messages import BinaryContent, ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import BinaryContent, ModelMessage, UserPromptPart
 
 #: An image, whatever its size: Anthropic's vision guide puts an image at (width x height) / 750 tokens
 #: and scales larger ones down to about 1.15 megapixels, about 1,600 tokens; OpenAI's high-detail
@@ -112,14 +112,12 @@ def document_extent(item: BinaryContent) -> str:
 
 
 def document_asked_at(messages: Sequence[ModelMessage]) -> int | None:
-    """Where the user's newest message is (the last request holding words of the user's: a tool's
-    content is none), if it carries a document: the message the model is asked about. None else."""
-    from .tool_content import is_tool_content
+    """Where the user's newest message is (tool_content.newest_asked), if it carries a document: the
+    message the model is asked about. None else."""
+    from .tool_content import newest_asked
 
-    for at in range(len(messages) - 1, -1, -1):
-        if isinstance(m := messages[at], ModelRequest):
-            prompts = [p for p in m.parts if isinstance(p, UserPromptPart) and not is_tool_content(p)]
-            if prompts:
-                return at if any(not isinstance(p.content, str) and any(map(is_document, p.content))
-                                 for p in prompts) else None
-    return None
+    at = newest_asked(messages)
+    if at is None:
+        return None
+    prompts = [p for p in messages[at].parts if isinstance(p, UserPromptPart) and not isinstance(p.content, str)]
+    return at if any(is_document(x) for p in prompts for x in p.content) else None

@@ -27,10 +27,18 @@ fenced under the name of the call it answers, known by order where each such cal
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic_ai import CallToolsNode, ModelRequestNode
-from pydantic_ai.messages import ToolCallPart, ToolReturn, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ToolCallPart,
+    ToolReturn,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from .markers import OWN_TEXT
@@ -91,6 +99,13 @@ def fence_line(part: Any) -> str | None:
 def is_tool_content(part: Any) -> bool:
     """Whether `part` is what a tool handed the model beside its result (fenced): never the user's words."""
     return fence_line(part) is not None
+
+
+def newest_asked(messages: Sequence[ModelMessage]) -> int | None:
+    """Where the user's newest message is: the last request holding words of the user's (a tool's
+    content is none). None where there is none."""
+    return next((at for at in range(len(messages) - 1, -1, -1) if isinstance(m := messages[at], ModelRequest)
+                 and any(isinstance(p, UserPromptPart) and not is_tool_content(p) for p in m.parts)), None)
 
 
 def content_text(part: UserPromptPart) -> str | None:
