@@ -226,14 +226,13 @@ class CompactingState(ManagerState):
         one given refused every summary request, each asking for what the given window left, and the
         next /compact did the same. The calibration learns nothing from it: the refusal's figures are
         the summary request's, which the calibration's estimate of the view last sent does not cover."""
-        window = self.limits.window
+        window, learned = self.limits.window, self.window_learned
         _, limit = figures(refusal_text(refusal))
-        if limit is not None:
+        if limit is not None:  # one above a run's limit the request is held to is learned, and cuts nothing
             self.learn_window(limit, 0, "reactive", request=request)
-        if self.limits.window >= window:
-            return False
-        self._save_layer_state()  # a compaction that still fails saves nothing else
-        return True
+        if self.window_learned is not learned:
+            self._save_layer_state()  # a compaction that still fails saves nothing else
+        return self.limits.window < window
 
     def _with_system_prompts(self, messages: list[ModelMessage], result: CompactionResult) -> None:
         """Put the system prompts of the history's first request back at the start of the compacted

@@ -24,7 +24,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from . import shaping
+from . import request_limit, shaping
 from .compaction import in_run
 from .compaction.result import CompactionError, CompactionResult
 from .compaction.unmarked import restore_compaction_marks
@@ -178,12 +178,12 @@ def busy(cm: ManagerState) -> bool:
 async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instructions: str,
                       model: Model | str | None, confirm: Confirm | None, usage: RunUsage | None = None,
                       usage_limits: UsageLimits | None = None) -> list[ModelMessage]:
-    """`ContextManager.compact_now`: a manual compaction outside a run, of the history given. A
-    history whose messages name their conversation is compacted in that conversation's state
-    (its store, its archive), whichever state it was called on: the newest one named, as a run
-    given that history runs in it (pydantic-ai's rule; a branch given its own `conversation_id=`
-    carries its trunk's id on the messages before it). Its summaries' tokens and cost count in `usage`,
-    held to `usage_limits` where given (compaction/in_run.py)."""
+    """`ContextManager.compact_now`: a manual compaction outside a run, of the history given. A history
+    whose messages name their conversation is compacted in that conversation's state (its store, its archive),
+    whichever state it was called on: the newest one named, as a run given that history runs in it (pydantic-ai's
+    rule; a branch given its own `conversation_id=` carries its trunk's id on the messages before it). Its
+    summaries' tokens and cost count in `usage`, held to `usage_limits` where given (compaction/in_run.py),
+    whose `per_request_input_tokens_limit` sizes it as a run's compaction (request_limit.py)."""
     state = cast(ManagerState, cm)  # the ContextManager it is
     key = next((m.conversation_id for m in reversed(messages) if m.conversation_id), state._conversation or "")
     # Until it returns, the store and the history are its to rewrite (a run meanwhile would save a turn the
@@ -211,10 +211,10 @@ async def compact_now(cm: Compacting, messages: Sequence[ModelMessage], instruct
         cm._run_ids = (None, key or None)  # outside a run: what it creates belongs to no run (contract.stamp_new)
         # The summary request's view, shaped as a request's is but committed only once the compaction
         # goes ahead (rewritten in the store): blocked, declined or failed, it leaves nothing behind.
-        view = shaping.tentative(state, list(history))
         counted = (in_run.counted_in(usage if usage is not None else RunUsage(), usage_limits)
                    if usage is not None or usage_limits is not None else contextlib.nullcontext())
-        with counted:
+        with counted, request_limit.within(state, usage_limits):  # a per-request limit as a run's (request_limit.py)
+            view = shaping.tentative(state, list(history))
             result = await cm.compact(history, trigger="manual", instructions=instructions,
                                       summary_input=view.shaped.messages, confirm=confirm,
                                       going_ahead=lambda: view.commit(state))

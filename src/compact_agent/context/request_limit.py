@@ -17,7 +17,10 @@ its response): the run ends on pydantic-ai's `UsageLimitExceeded`, the last reso
 the limit (`over`: raising it is advised once, pydantic-ai's own words where its version adds them), and
 the `window` / `refused` event's `detail["window"]` (N) is marked as the limit (`marked`:
 `detail["limit"]`). The whole window's limits come back when the request is prepared: between runs
-(/context, `compact_now`, the analyzer's replay) and in runs that set no limit, nothing changes.
+(/context, `compact_now` given no such limit, the analyzer's replay) and in runs that set no limit, nothing
+changes. `compact_now(usage_limits=...)` with one is held to it as a run's compaction (lifecycle.py): it cut
+its summary request to N but kept what the window keeps (a 3,100-token ask whole), and the next run under N
+compacted again at once.
 
 A compaction answering the provider's "prompt too long" (pipeline.py) is held to N as well, as the
 request sent again is: made for the window, it kept what the window's budgets keep (a 1,900-token ask
@@ -26,13 +29,17 @@ run ended on the refusal. Where the instructions and tools, as the provider coun
 (full_window.no_record_fits), no compaction is tried: the run ends on N's error, so worded. A window
 learned meanwhile (a summary request refused as too long, below N) stands, learned below the window
 given (`cm.window`, which the swap leaves), not below N: its `window` / `learned` event and the saved
-state say so. The notes and summary requests are held to N on their own (in_run.py:
+state say so. One named between N and the window (a 10,000-token server's, under a 5,500 limit and a
+32,000-token window given) is learned too (`learned_above`): it was ignored, measured against N, and the
+next run without the limit was sized to 32,000; the request stays held to N, the smaller, and the
+learned window's limits come back after it. The notes and summary requests are held to N on their own (in_run.py:
 `notes.past_input_limit`, `Keeper.summary_room`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -47,15 +54,42 @@ from .plumbing.settings import Limits
 if TYPE_CHECKING:
     from .state import ManagerState
 
-__all__ = ["LIMIT_NAMED", "held_to", "marked", "over", "within"]
+__all__ = ["LIMIT_NAMED", "held_to", "learned_above", "marked", "over", "window_of", "within"]
 
 LIMIT_NAMED = "per_request_input_tokens_limit"  # what `detail["limit"]` says a refusal's `detail["window"]` is
-_HELD: dict[int, int] = {}  # by the manager's `id`: the run's limit its limits are held to
+
+
+@dataclasses.dataclass
+class _Hold:
+    most: int  # the run's limit the manager's limits are held to
+    whole: Limits  # the window's, given back after the request: a window learned meanwhile above `most`, its own
+
+
+_HELD: dict[int, _Hold] = {}  # by the manager's `id`
 
 
 def held_to(cm: object) -> int | None:
     """The run's per-request input limit `cm`'s limits are held to now (`within`); None where they are the window's."""
-    return _HELD.get(id(cm))
+    hold = _HELD.get(id(cm))
+    return None if hold is None else hold.most
+
+
+def window_of(cm: ManagerState) -> int:
+    """The window `cm`'s limits stand for, where they are held to a run's limit the window's they are held
+    below: what a window the server names is learned below (`ManagerState.learn_window`)."""
+    hold = _HELD.get(id(cm))
+    return cm.limits.window if hold is None else hold.whole.window
+
+
+def learned_above(cm: ManagerState, window: int) -> bool:
+    """A server's `window`, below the window `cm` is held below (`window_of`) and at or above the run's limit
+    it is held to: the window given back after the request, the limit still holding it (the smaller of the
+    two). False where `cm` is not so held: the window is set as any learned below the limits is."""
+    hold = _HELD.get(id(cm))
+    if hold is None or window < hold.most:
+        return False
+    hold.whole, cm.window = Limits.for_window(window, cm.max_output, cm.settings), window
+    return True
 
 
 def marked(cm: object) -> dict[str, str]:
@@ -76,7 +110,7 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
     cm.answer_asked = max(0, asked - (whole.window - most))  # the window holds the answer beside the input
     configured = Limits.for_window(most, cm.max_output, cm.settings)
     held = cm.schedule.output_limits(configured, configured, 0, cm.settings.adaptive_output_reserve, cm.answer_asked)
-    _HELD[id(cm)] = most
+    _HELD[id(cm)] = hold = _Hold(most, whole)
     cm.limits = held
     if cm.compactor is not None:
         cm.compactor.limits = held
@@ -87,9 +121,9 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
     finally:
         del _HELD[id(cm)]
         cm.answer_asked, now = asked, cm.limits
-        if now.window == most:  # the window's again, with what it learned meanwhile (the most the model writes)
-            cm.limits = whole
-            if now != held:
+        if now.window == most:  # the window's again (or one learned above the limit: `learned_above`), with what
+            cm.limits = hold.whole  # it learned meanwhile (the most the model writes)
+            if now != held or hold.whole is not whole:
                 cm.adapt_output_reserve(0)
         if cm.compactor is not None:  # else a window learned below the limit stands, with its own limits
             cm.compactor.limits = cm.limits

@@ -24,6 +24,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 
+from . import request_limit
 from .arguments import check_history, check_options
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
@@ -58,9 +59,8 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
     """The state of one conversation's pipeline: its window and limits, store, layers, compactor,
     notes and schedule, what the latest request measured, and the observers of its events."""
 
-    # After construction every one of these is set. A window not given is read from the model at
-    # the first request: until then `window` is None, and `limits` describe an 8K window of no
-    # consequence (no request is sent before they are read).
+    # After construction every one of these is set. A window not given is read from the model at the first
+    # request: until then `window` is None, `limits` an 8K window's of no consequence (nothing is sent).
     window: int | None
     limits: Limits
     store: HistoryStore
@@ -378,9 +378,8 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
             head, self.limits.user_messages_budget)))
 
     def learn_from_overflow(self, text: str, room: int = 0) -> None:
-        """The provider said how big the prompt was and what its limit is: believe it. A limit below
-        the window is kept (`window_learned`, saved with the layers' decisions) and said: an event "window"
-        "learned" (tokens_before: the prompt refused, 0 if not said; tokens_after: the limit; `room`: the answer's)."""
+        """The provider said how big the prompt was and what its limit is: believe it (`learn_window`;
+        tokens_before: the prompt refused, 0 if not said; tokens_after: the limit; `room`: the answer's)."""
         used, window = figures(text)
         if used is not None:
             self.calibration.observe(used, *self.last_view_observed)
@@ -388,13 +387,14 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
             self.learn_window(window, used or 0, "reactive", room=room)
 
     def learn_window(self, window: int, used: int, trigger: str, request: str = "", room: int = 0) -> None:
-        """The server's limit, below the window: kept (`window_learned`) and said, an event "window"
-        "learned" (`trigger` "reactive": from a refusal, "cut": from prompts it cut without saying so;
-        `request` "summary": the refusal was of a summary request, `room` the answer's it asked, in the detail)."""
-        if window >= self.limits.window:
-            return  # `window` below: the one given, where `limits` may be held to a run's limit (request_limit.py)
-        given = self.window_learned.given if self.window_learned is not None else self.window or self.limits.window
-        self.set_window(window)
+        """The server's limit, below the window (the one given where `limits` are held to a run's smaller limit,
+        which holds still: request_limit.py): kept (`window_learned`, saved) and said, an event "window" "learned"
+        (`trigger` "reactive": a refusal, "cut": prompts it cut unsaid; `request` "summary", `room`: in the detail)."""
+        if window >= (whole := request_limit.window_of(self)):
+            return
+        given = self.window_learned.given if self.window_learned is not None else self.window or whole
+        if not request_limit.learned_above(self, window):
+            self.set_window(window)
         self.window_learned = LearnedWindow(window, given, self.server)
         self.emit(Event("window", "learned", used, window, trigger=trigger,
                         detail={"given": given, **{k: v for k, v in (("request", request), ("room", room)) if v}}))
