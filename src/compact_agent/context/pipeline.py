@@ -175,7 +175,8 @@ class ContextManager(CompactingState):
         history as it is and raises `CompactionBlocked`, as a blocking `before_compact` does.
         `usage`, as `agent.run(usage=...)` takes it: what the summary requests use (requests,
         tokens, cost) is added to it; `usage_limits` hold for them (pydantic-ai's
-        `UsageLimitExceeded`, nothing rewritten), counted from `usage`.
+        `UsageLimitExceeded`, nothing rewritten), counted from `usage`, and their
+        `per_request_input_tokens_limit` below the window sizes the compaction as in a run.
         Messages stamped with a conversation (what a run returns) are compacted in that
         conversation's state, whichever one this is. Raises `CompactionError` when it cannot
         compact, and for a history of two conversations; the model's own error when the summary
@@ -333,9 +334,9 @@ class ContextManager(CompactingState):
             return await self._ask_again(ctx, request_context)
         if reported:
             self.last_tokens = reported + response.usage.output_tokens
-        if self.memory is not None:  # the library's own notes count in the run that waits for them (in_run.py)
-            counted = self._own_memory and not self.notes_in_background
-            with in_run.counted_in(ctx.usage, ctx.usage_limits) if counted else nullcontext():
+        if self.memory is not None:  # the library's own notes count in the run that waits for them (in_run.py),
+            counted = not self.notes_in_background  # and are held to its per-request input limit in the background
+            with in_run.counted_in(ctx.usage, ctx.usage_limits, counted) if self._own_memory else nullcontext():
                 self.memory.after_response(self, list(ctx.messages) + [response])
         self._save_layer_state()  # with this report, which the next run compares its first with
         await self.run_stream.send(ctx)

@@ -43,8 +43,12 @@ waits for them: a notes update started after one of its responses (pipeline.py n
 is held to its limits before it is sent (one with no room is not sent: a failed update) and added
 to its usage after, unchecked (its answer is kept; pydantic-ai's check at the run's next step stops
 the run). One past the run's `per_request_input_tokens_limit` is not sent (`notes.past_input_limit`, a failed
-update): it repeats the request just sent, its cached prefix, which is not cut as a summary request is. Counted nowhere: `compact_now`'s summary given neither (between runs, or another
-conversation's, outside the hooks), notes a run does not wait for (`notes_in_background=True`), and
+update): it repeats the request just sent, its cached prefix, which is not cut as a summary request is.
+One whose response reports more input than that limit allows is a failed update too, its notes not kept
+(`count`, "notes": pydantic-ai's words naming it, where they were kept with nothing said). Counted nowhere:
+`compact_now`'s summary given neither (between runs, or another conversation's, outside the hooks), notes
+a run does not wait for (`notes_in_background=True`: `Run.counts` False, held to the run's per-request
+input limit alone, before and after as above; they read no limit of the run and went out past it), and
 the requests of a summarizer or notes wired in (`Internals.summarizer`, `Internals.memory`: the
 terminal agent prices its own).
 """
@@ -71,16 +75,19 @@ class Run:
 
     usage: RunUsage
     limits: UsageLimits | None
+    # False: notes a run does not wait for (`notes_in_background`), counted in none and held to its
+    # per-request input limit alone (`admit` and `count` leave its usage and other limits be).
+    counts: bool = True
 
 
 _RUN: ContextVar[Run | None] = ContextVar("compact_agent_run_usage", default=None)
 
 
 @contextlib.contextmanager
-def counted_in(usage: RunUsage, limits: UsageLimits | None) -> Iterator[None]:
+def counted_in(usage: RunUsage, limits: UsageLimits | None, counts: bool = True) -> Iterator[None]:
     """The summary requests made inside count in this run (in this task only: a `compact_now`
-    another task runs meanwhile is not the run's)."""
-    token = _RUN.set(Run(usage, limits))
+    another task runs meanwhile is not the run's); not `counts`: held to its per-request input limit alone."""
+    token = _RUN.set(Run(usage, limits, counts))
     try:
         yield
     finally:
@@ -111,7 +118,7 @@ def admit(run: Run | None, kind: str = "summary") -> None:
     """Before a summary (or `kind` "notes") request: `UsageLimitExceeded` when the run's tokens or cost
     are past a limit already (pydantic-ai's check before a request, less `request_limit`, which counts
     the agent's steps: a request of the library's is none)."""
-    if run is None or run.limits is None:
+    if run is None or run.limits is None or not run.counts:
         return
     dataclasses.replace(run.limits, request_limit=None).check_before_request(run.usage)
 
@@ -179,24 +186,32 @@ def reported(usages: Sequence[object]) -> dict[str, int]:
                                         for key in ("input_tokens", "cache_read_tokens", "output_tokens")}}
 
 
-def count(run: Run | None, used: RequestUsage, check: bool = True) -> None:
+_WHAT = {"summary": "a summary request of the context manager's own, compacting the history, cut to fit that limit "
+                    "by an estimate of its tokens",
+         "notes": "a session-notes request of the context manager's own, held to that limit by an estimate of its "
+                  "tokens: its notes are not kept"}
+
+
+def count(run: Run | None, used: RequestUsage, kind: str = "summary") -> None:
     """After a summary request: what it used (`priced`: its cost too) added to the run's tokens and
     cost, not to its `requests` (the module docstring); `UsageLimitExceeded` when that takes the run
     past a token limit or its `cost_limit`, or the request's own input was past the run's
-    `per_request_input_tokens_limit` (pydantic-ai's words, naming the request). Not `check`ed: a notes
-    request answered beside the run, whose answer is kept; pydantic-ai's check at the run's next step
-    stops it there (a cumulative limit: the per-request one is not checked for it)."""
+    `per_request_input_tokens_limit` (pydantic-ai's words, naming the request). A notes request (`kind`)
+    answered beside the run is held to the per-request limit alone, a failed update past it (memory.py);
+    its answer within it is kept, and pydantic-ai's check at the run's next step holds the cumulative ones."""
     if run is None:
         return
-    run.usage.incr(used)
-    _tally(run.usage)
-    if run.limits is None or not check:
+    if run.counts:
+        run.usage.incr(used)
+        _tally(run.usage)
+    if run.limits is None:
         return
     most = _input_limit(run)  # its own input first, as pydantic-ai checks each response's
-    if most is not None and used.input_tokens > most:  # cut to fit it by an estimate, which fell short
+    if most is not None and used.input_tokens > most:  # sized to fit it by an estimate, which fell short
         raise UsageLimitExceeded(f"Exceeded the per_request_input_tokens_limit of {most} (request_input_tokens="
-                                 f"{used.input_tokens}): a summary request of the context manager's own, compacting "
-                                 "the history, cut to fit that limit by an estimate of its tokens")
+                                 f"{used.input_tokens}): {_WHAT[kind]}")
+    if kind == "notes" or not run.counts:
+        return
     try:
         run.limits.check_tokens(run.usage)
         check_cost = getattr(run.limits, "check_cost", None)  # pydantic-ai 2.68+: a cost_limit

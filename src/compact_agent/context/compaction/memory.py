@@ -276,7 +276,7 @@ class SessionMemory:
         resp = await model_request(model, sendable(model, history, params, settings),
                                    model_settings=settings,  # type: ignore[arg-type]
                                    model_request_parameters=params)
-        in_run.count(run, in_run.priced(resp), check=False)  # paid for: kept; the run's next step checks
+        in_run.count(run, in_run.priced(resp), "notes")  # paid for; past the per-request limit: a failed update
         return resp
 
     async def _separate(self, job: _Job, model: Model | None = None) -> str:
