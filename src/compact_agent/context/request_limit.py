@@ -41,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.usage import UsageLimits
@@ -51,10 +51,23 @@ from .plumbing import compat
 from .plumbing.refusal import LARGER, WINDOW_NAMED, NoRoomForConversation
 from .plumbing.settings import Limits
 
-if TYPE_CHECKING:
-    from .state import ManagerState
+__all__ = ["LIMIT_NAMED", "Held", "held_to", "learned_above", "marked", "over", "window_of", "within"]
 
-__all__ = ["LIMIT_NAMED", "held_to", "learned_above", "marked", "over", "window_of", "within"]
+
+class Held(Protocol):
+    """What of the manager its limits are held by: state.py's `ManagerState`, whose `learn_window` reads
+    this module (`window_of`, `learned_above`), so none of it is imported here."""
+
+    limits: Limits
+    answer_asked: int
+    max_output: int
+    window: int | None
+    settings: Any
+    schedule: Any
+    compactor: Any
+
+    def adapt_output_reserve(self, output_tokens: int) -> None: ...
+
 
 LIMIT_NAMED = "per_request_input_tokens_limit"  # what `detail["limit"]` says a refusal's `detail["window"]` is
 
@@ -74,14 +87,14 @@ def held_to(cm: object) -> int | None:
     return None if hold is None else hold.most
 
 
-def window_of(cm: ManagerState) -> int:
+def window_of(cm: Held) -> int:
     """The window `cm`'s limits stand for, where they are held to a run's limit the window's they are held
     below: what a window the server names is learned below (`ManagerState.learn_window`)."""
     hold = _HELD.get(id(cm))
     return cm.limits.window if hold is None else hold.whole.window
 
 
-def learned_above(cm: ManagerState, window: int) -> bool:
+def learned_above(cm: Held, window: int) -> bool:
     """A server's `window`, below the window `cm` is held below (`window_of`) and at or above the run's limit
     it is held to: the window given back after the request, the limit still holding it (the smaller of the
     two). False where `cm` is not so held: the window is set as any learned below the limits is."""
@@ -98,7 +111,7 @@ def marked(cm: object) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
+def within(cm: Held, limits: UsageLimits | None) -> Iterator[None]:
     """The request prepared inside held to the run's `per_request_input_tokens_limit` as to a window
     (module docstring), where it is below the window; the window's limits again after."""
     most = in_run.limit_of(limits)
@@ -129,7 +142,7 @@ def within(cm: ManagerState, limits: UsageLimits | None) -> Iterator[None]:
             cm.compactor.limits = cm.limits
 
 
-def over(cm: ManagerState, said: str) -> UsageLimitExceeded | None:
+def over(cm: Held, said: str) -> UsageLimitExceeded | None:
     """The error a request the last resort could not bring under the held limit ends the run with:
     pydantic-ai's, its line (`full_window`'s, which names the window) naming the limit; None where
     `cm` is held to none."""
