@@ -15,6 +15,8 @@ With `--output-format json` or `stream-json` stdout ends with a result object to
 run's does (`subtype` "error_terminated", the signal, the session): a script that parses the last
 line of stdout got nothing. Print mode adds what it knows by then (`reporting`); one written
 already (the run had ended) is not written twice. The key is redacted from it, as from print mode's own.
+What the run refused before the signal (print mode does not ask) is said on stderr before the line,
+as a run that ends says it: only the result object listed it, and a text run said nothing of it.
 
 Ctrl-C (SIGINT) in print mode says the same, as "interrupted" (`interrupted`), and exits 130: it
 comes as a KeyboardInterrupt that unwinds the run first (asyncio cancels the turn), which the
@@ -58,7 +60,7 @@ from typing import Any, TypeVar, cast
 
 from . import secrets
 from .agent.tools import shell_groups, temp_files
-from .ui.visible import json_visible
+from .ui.visible import json_visible, visible
 
 #: How a run whose prompt is in its session says it can go on: the words of print mode's failures.
 CONTINUES = "the session is saved: `compact-agent -c -p ...` continues it"
@@ -95,6 +97,7 @@ class _State:
     session_id: str | None = None  # the session the prompt is saved in
     by_id: bool = False  # `-c` does not open that session: the line names `-r ID`
     fields: Callable[[], dict[str, Any]] | None = None  # what print mode adds to the result object
+    refused: Callable[[], str | None] | None = None  # print mode's line of what it refused, before ours
     result_written: bool = False  # the run wrote its own result: none is added
     continues: Callable[[], str | None] | None = None  # how the session goes on, if saved (else CONTINUES)
     first: Callable[[], None] | None = None  # before the line: the REPL puts the terminal back
@@ -160,10 +163,11 @@ def passed_over(session_id: str) -> bool | None:
     return _state.by_id if _state.saved and _state.session_id == session_id else None
 
 
-def reporting(fields: Callable[[], dict[str, Any]]) -> None:
+def reporting(fields: Callable[[], dict[str, Any]], refused: Callable[[], str | None] | None = None) -> None:
     """`fields()` goes into the result object of a run terminated from now on (its session, its
-    requests so far); if it fails the object is written without them."""
-    _state.fields = fields
+    requests so far); if it fails the object is written without them. `refused()`: the line (without
+    `compact-agent: `) of the actions the run refused and has not said yet, said before the signal's."""
+    _state.fields, _state.refused = fields, refused
 
 
 def result_written() -> None:
@@ -316,7 +320,8 @@ def nothing_spent() -> dict[str, object]:
     return {"num_turns": 0, "refused_requests": 0, "total_cost_usd": 0.0,
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "requests": 0,
                       "summary_requests": 0, "memory_requests": 0},
-            "compactions": [], "permission_denials": [], "instruction_files_changed": [], "learned_window": None}
+            "compactions": [], "permission_denials": [], "permission_denial_details": [],
+            "instruction_files_changed": [], "learned_window": None}
 
 
 def _end(signum: int) -> None:
@@ -350,8 +355,13 @@ def _say(what: str, name: str, subtype: str) -> None:
             _write_result(said, name, subtype)
     with contextlib.suppress(Exception):  # what is still buffered goes first
         sys.stderr.flush()
+    lines = [line]
+    if _state.refused is not None:
+        with contextlib.suppress(Exception):  # what cannot be told is left out: the line still goes
+            if (refused := _state.refused()) is not None:  # as the run's end says it, before the last line
+                lines.insert(0, visible(secrets.redact(f"compact-agent: {refused}")))
     with contextlib.suppress(OSError):  # a terminal that hung up takes nothing: the end is the same
-        os.write(2, (line + "\n").encode())
+        os.write(2, "".join(f"{said}\n" for said in lines).encode())
 
 
 def _write_result(said: str, name: str, subtype: str) -> None:

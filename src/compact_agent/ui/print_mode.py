@@ -32,6 +32,7 @@ from ..models import UsageError
 from ..pipes import reader_left
 from ..session.prompt_history import Unsent, said_unsent
 from . import print_commands, print_init, print_slash, print_unsaved, tool_lines
+from .print_refusals import Refusals
 from .print_slash import KEPT_HINT, RETRY_HINT
 from .render import archive_line, compacted_text, failed_line, layer_line
 from .session_feed import Foretold
@@ -53,10 +54,8 @@ class PrintRun:
         self.stream = output_format == "stream-json"
         self.verbose = verbose
         self.started = time.monotonic()
-        self.denied: list[str] = []  # the calls refused, whole (the JSON's permission_denials)
-        #: (call, why) of those that needed approval, and of those a deny rule refused, till said (`refused`)
-        self.needing: list[tuple[str, str]] = []
-        self.by_rule: list[tuple[str, str]] = []
+        self.refusals = Refusals()  # the calls refused, with why; said on stderr once (print_refusals.py)
+        self.denied = self.refusals.denied  # the calls refused, whole (the JSON's permission_denials)
         self.told = Foretold()  # what a REPL turn's end said this run's first request frees (session_feed.py)
         self.calls: dict[str, dict[str, Any]] = {}
         #: instruction files the model wrote without a question (permissions.changed_note), each once
@@ -106,15 +105,14 @@ class PrintRun:
 
     def refused_and_changed(self) -> dict[str, Any]:
         """What every result object ends with: the actions refused, the instruction files changed unasked, the window learned."""
-        return {"permission_denials": self.denied, "instruction_files_changed": self.instruction_files,
-                "learned_window": self.learned}
+        return self.refusals.fields() | {"instruction_files_changed": self.instruction_files,
+                                         "learned_window": self.learned}
 
     def refused(self) -> int:
         """What print mode refused (it does not ask) said on stderr (tool_lines.refusal_line), once: exit 3 for
         a run that finished; a run that also failed says it before its error, and exits 1."""
-        if self.by_rule or self.needing:
-            self.note(tool_lines.refusal_line(self.by_rule, self.needing))
-        self.by_rule, self.needing = [], []
+        if (line := self.refusals.said()) is not None:
+            self.note(line)
         return EXIT_REFUSED
 
     def duration_ms(self) -> int:
@@ -176,11 +174,7 @@ class PrintRun:
         if obj["type"] == "tool_call":
             self.calls[obj["id"]] = obj
         elif obj.get("error") and (kind := refusal_kind(str(obj.get("content", "")))) is not None:
-            made = self.calls.get(obj["id"], obj)
-            self.denied.append(tool_lines.whole_call(made))  # JSON, for programs: whole
-            # a deny rule's refusal (--yes does not lift it), or why the --allowed-tools rules did not cover it
-            (self.by_rule if kind[0] == "deny" else self.needing).append(
-                (tool_lines.call_line(made)[2:], tool_lines.short_why(kind[1], made)))
+            self.refusals.add(self.calls.get(obj["id"], obj), kind)  # JSON, for programs: whole; with why
         if self.stream:
             self.emit(obj)
         if self.verbose:
@@ -260,7 +254,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
-    stop_signals.reporting(run.terminated)
+    stop_signals.reporting(run.terminated, run.refusals.said)  # a signal says what was refused too
     # What was typed (the query; with `-p -`, what came on stdin is the query)
     said = typed or prompt
     custom = print_commands.custom(opts.cwd, said)
