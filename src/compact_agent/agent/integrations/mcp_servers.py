@@ -262,7 +262,7 @@ class McpServers:
         self.live = {name: self.live[name] for name in order if name in self.live}  # the toolsets' order
         for name, state in self.live.items():  # each one's names said as it connects, in this order
             self.offered(name, state.tools)
-        allowed = sorted(p.allowed_tools) if (p := self.permissions()) is not None else []
+        allowed = list(p.allowed_tools) if (p := self.permissions()) is not None else []
         states = [(c, self.live.get(c.name)) for c in self.configs]  # the names each listed, and is offered by
         self.unmatched = unmatched_rules(allowed, [(c, (s.basis[0] if s.basis else s.tools) if s else None,
                                                     s.tools if s else []) for c, s in states])

@@ -83,7 +83,7 @@ class SessionExtensions:
         else:
             self.mcp = None
             if previous is None:  # `--allowed-tools docs_search` with no server: said now (mcp_calls.py)
-                session.warnings.extend(unmatched_rules(sorted(session.env.permissions.allowed_tools), []))
+                session.warnings.extend(unmatched_rules(list(session.env.permissions.allowed_tools), []))
         if self.mcp is not None:  # a result's files as the model of the moment takes them (mcp_results.py)
             self.mcp.media = lambda: media_of(session.env)
             self.mcp.permissions = lambda: session.env.permissions  # who allows a call (mcp_calls.py)

@@ -25,6 +25,7 @@ from typing import Literal, Protocol
 
 from ...context.plumbing.lookalikes import marked, spelt_apart
 from ...words import quoted
+from .allowed_tools import AllowedTools
 from .bash_rules import allowed_by, denied_by, deny_words, held_why, why_not_allowed
 from .deny_rules import covering_rule, own_rule
 from .instruction_words import COMMAND_FILE as COMMAND_FILE
@@ -179,8 +180,8 @@ class Permissions:
         #: What the user answered "always" for, this session only: (tool, the exact command) for
         #: bash, (tool, the resolved path) for file edits — what the prompt showed, nothing wider.
         self.always: set[tuple[str, str]] = set()
-        #: Tools the user allowed whole on the command line (`--allowed-tools write_file`).
-        self.allowed_tools: set[str] = set()
+        #: Tools the user allowed whole on the command line (`--allowed-tools write_file`), in their order.
+        self.allowed_tools = AllowedTools()
         #: The refusals that carry the user's words (`Instead`), as written: only these may hold INSTEAD.
         self.said_instead: set[str] = set()
 
