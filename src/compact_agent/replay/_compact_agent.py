@@ -18,7 +18,8 @@ A rewind boundary (``/rewind``) is different, as are an edited history and a pro
 server's refusal taught (``input_cut``): the messages after it are the truth and the archive's later
 messages were undone or replaced, so the result is the archive cut where the messages both hold
 end, then the file's own; none of them is a compaction. An archive
-that is missing (moved, deleted) ends the chain with a warning: what the file holds is replayed.
+that is missing (moved, deleted), empty or unreadable (no line of it a session entry) ends the chain with a
+warning: what the file holds is replayed.
 
 A session file is untrusted input, so the archive a boundary names is never read as given (`Archives`):
 only a file the agent itself wrote there is, one of this session's archives in the `compact-history/`
@@ -219,11 +220,27 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
             warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction ({boundary.archive}) "
                             f"is not followed: {_unreadable(e)}; replaying from the compacted history")
             break
+        if empty := _nothing_in(loaded, size):  # an emptied or garbled archive: as a missing one, said why
+            warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction ({boundary.archive}) "
+                            f"is not followed: {empty}; replaying from the compacted history")
+            break
         path = archive
         weight += size
         warnings += loaded.archive_warnings
         chain.append((path, loaded))
     return chain, warnings
+
+
+def _nothing_in(loaded: Loaded, size: int) -> str:
+    """Why the archive `loaded` (of `size` bytes) holds no conversation to rebuild from, or "" when it
+    does. Joined as it is, an archive emptied (`: > file`) or overwritten with bytes that are no
+    session file gave a replay of the compacted history said to be rebuilt from the archives, its
+    one compaction placed before the first message, so the file's recorded usage went unused."""
+    if loaded.messages or loaded.boundaries:
+        return ""
+    if loaded.unreadable and not loaded.read:
+        return f"none of its {plural(loaded.unreadable, 'line')} can be read (it is not a session file)"
+    return "it is empty" if not size or not loaded.read else "it holds no message"
 
 
 def _size(archive: Path) -> int:
