@@ -1,6 +1,8 @@
 """Layer 2: snip. Drop what carries no information the model still needs.
 
-Three kinds of low-value content, all decided from local evidence so the cost is zero:
+Three kinds of low-value content, decided from local evidence (nothing is lost: the content said
+nothing, or is there again later), and, with the model's prices known and the cache warm, where
+removing it pays for the prompt re-sent from it on (`_price`, as microcompact's clearing):
 
 * successful tool results with no output: their call and result go together (a result cannot be
   dropped alone without breaking pairing), and only when the two messages hold nothing else;
@@ -45,6 +47,7 @@ from pydantic_ai.messages import (
 )
 
 from ..plumbing import tokens
+from ..plumbing.cache import cache_expired
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.markers import mark
 from ..plumbing.result_text import result_lines
@@ -86,8 +89,12 @@ def _empty(part: ToolReturnPart) -> bool:
     return part.outcome == "success" and (c is None or (isinstance(c, str) and not c.strip()))
 
 
+def _freed(part: ToolReturnPart, content: str) -> int:
+    return tokens.part_tokens(part) - tokens.part_tokens(replace(part, content=content))
+
+
 def _smaller(part: ToolReturnPart, content: str) -> bool:
-    return tokens.part_tokens(replace(part, content=content)) < tokens.part_tokens(part)
+    return _freed(part, content) > 0
 
 
 class Snip:
@@ -201,6 +208,7 @@ class Snip:
                 swaps[(i, j)] = (NO_OUTPUT, "empty_result")
 
         self._prompt_parts(messages, eligible, decide, drops)
+        self._price(messages, budget, new, swaps, removed, drops)
 
         # A request emptied by drops goes only if its neighbours can merge into one response.
         # A request left with only system prompts is no turn at all for providers that lift system
@@ -241,6 +249,40 @@ class Snip:
                       time=budget.now.isoformat())
             )
         return LayerResult(messages=out, tokens_freed=max(0, before - after), events=events)
+
+    def _price(self, messages: list[ModelMessage], budget: Budget, new: dict[str, str],
+               swaps: dict[tuple[int, int], tuple[str, str]], removed: list[tuple[int, int, list[str]]],
+               drops: dict[int, dict[int, dict[str, Any]]]) -> None:
+        """Leave out the new decisions a rewrite of the prompt from them on does not pay for: nothing
+        snipped is lost, but a removal changes the prompt from its message on, sent uncached once. A
+        read superseded by one a few requests later lies deep: an agent reading its files again each
+        turn had every such request's cache cut there, and paid twice what keeping the copies did.
+        The new decisions go from the deepest one whose batch (it and every newer one) earns its
+        rewrite back before the next compaction (`Budget.rewrite_pays`; no look-again to price); the
+        others wait (a later request, the cache's expiry, the compaction). Made ones stay."""
+        if not new or budget.prices is None or cache_expired(messages, budget.now, budget.cache_ttl_s):
+            return
+        found = [(i, _freed(p, content), p.tool_call_id) for (i, j), (content, _) in swaps.items()  # (message,
+                 if isinstance(p := messages[i].parts[j], ToolReturnPart) and p.tool_call_id in new]  # freed, key)
+        found += [(r, tokens.estimate(messages[r:q + 1]), ",".join(ids)) for r, q, ids in removed if ",".join(ids) in new]
+        found += [(i, rec["chars"] // 4, rec["key"]) for i, parts in drops.items() for rec in parts.values()
+                  if rec["key"] in new]
+        found.sort()
+        out = {key for _, _, key in found}
+        for k, (i, _, _) in enumerate(found):
+            if budget.rewrite_pays(budget.size(messages[i:]), sum(freed for _, freed, _ in found[k:])):
+                out = {key for _, _, key in found[:k]}
+                break
+        for key in out:
+            del new[key]
+        for (i, j) in list(swaps):
+            if getattr(messages[i].parts[j], "tool_call_id", None) in out:
+                del swaps[(i, j)]
+        removed[:] = [r for r in removed if ",".join(r[2]) not in out]
+        for i in list(drops):
+            drops[i] = {j: rec for j, rec in drops[i].items() if rec["key"] not in out}
+            if not drops[i]:
+                del drops[i]
 
     def _empty_pairs(self, messages: list[ModelMessage], last_resp: int, decide: Decide) -> list[tuple[int, int, list[str]]]:
         """(response, request, ids) pairs holding only tool calls and their empty successful results."""
