@@ -101,8 +101,10 @@ def space_line(archives: list[Path]) -> str:
 def head_boundaries(path: Path) -> list[Boundary]:
     """The boundaries at the head of session file (or archive) `path`, read up to its first message
     or prompt: a rewrite writes its boundary first, then the messages, and nothing writes one after
-    them. Raises what opening it raises (regular_file.NotRegular for a FIFO or a device); the lines
-    are read as a load reads them, an unreadable one skipped."""
+    them. Each names its archive where it is now (archive_paths.py). Raises what opening it raises
+    (regular_file.NotRegular for a FIFO or a device); the lines are read as a load reads them, an
+    unreadable one skipped."""
+    from .archive_paths import archive_dir_of, boundaries_here
     from .entries import Boundary
     from .lines import readable_entries
 
@@ -116,4 +118,4 @@ def head_boundaries(path: Path) -> list[Boundary]:
                 found.append(Boundary.from_json(entry["boundary"]))
             except (ValueError, KeyError):  # as a load, which skips it
                 continue
-    return found
+    return boundaries_here(found, archive_dir_of(path))  # where the archives are now (a moved folder)

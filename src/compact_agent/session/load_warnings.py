@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..words import plural
+from .archive_paths import ARCHIVES
 from .last_run import AFTER_START, AT_APPROVAL, BY_USER, signal_words
 
 
@@ -217,6 +218,3 @@ def cut_short(path: Path, entries: list[dict[str, Any]]) -> str:
         if archives else ""
     return f"{what}{newest}"
 
-
-#: The folder of a session's archives, beside its file (store.py `archive_dir`).
-ARCHIVES = "compact-history"

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
+from .archive_paths import archive_dir_of, boundaries_here, messages_here
 from .entries import FORMAT_VERSION, Boundary, Loaded, _load_message
 from .last_run import (
     ANSWER_NOT_SAVED,
@@ -170,6 +171,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         found.signalled, found.mid_reply = cut, True
     messages, found.repaired = _runnable(messages)
     messages = handed_back(messages)  # numbered as the process that saved them numbers them
+    # The archives where they are now: the sessions folder follows a moved project (archive_paths.py).
+    messages, boundaries = messages_here(messages, folder := archive_dir_of(path)), boundaries_here(boundaries, folder)
     found.read = sum(1 for e in entries if own_prompt is None or e.get("id") != own_prompt)
     # Emptied or cut short: said first, naming the archive the conversation can be taken back from.
     found.short = cut_short(path, [e for e in entries if own_prompt is None or e.get("id") != own_prompt])

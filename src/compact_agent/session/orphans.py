@@ -12,12 +12,12 @@ import stat
 from pathlib import Path
 
 from . import prompt_history
+from .archive_paths import ARCHIVES as ARCHIVES  # the name removal.py and the analyzer import from here
 from .archives import archive_moment
 from .journal import SET_ASIDE
 from .locks import LOCK_FILE
 from .typed import FOLDER as SENT_FOLDER
 
-ARCHIVES = "compact-history"
 #: Names in the folder of sessions that belong to all its sessions: never a session's side folder.
 SHARED = frozenset({ARCHIVES, SENT_FOLDER, prompt_history.NAME})
 #: What a session's side folder holds (store.py and the modules that write there): a folder in the
