@@ -46,7 +46,15 @@ from ..regular_file import NotRegular, TooLarge, read_capped
 from ._anthropic_blocks import add_user_blocks, response_parts
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
-from ._recorded import CountReader, decoded, invalid_bytes_note, parse_time, read_counts, usage_from_mapping
+from ._recorded import (
+    CountReader,
+    decoded,
+    invalid_bytes_note,
+    loads,
+    parse_time,
+    read_counts,
+    usage_from_mapping,
+)
 
 #: Where Cline puts the person's words (its USER_CONTENT_TAGS), each on lines of its own: the words
 #: between the tags (group ``words``) are the person's, the tags Cline's.
@@ -173,7 +181,7 @@ def _counts(message: Any) -> tuple[Mapping[str, Any], float | None, Any] | None:
     if not isinstance(message, Mapping) or message.get("say") != "api_req_started":
         return None
     try:
-        info = json.loads(message.get("text") or "")
+        info = loads(message.get("text") or "")
     except (json.JSONDecodeError, TypeError, RecursionError):
         return None
     # Any value there, a count or not: one that is no count is said, as its request's usage unknown (`_usage`).
@@ -189,7 +197,7 @@ def _read_ui(path: Path, builder: ConversationBuilder) -> list[Any] | None:
     (`side_file_refused`): Cline writes the file itself, never a link."""
     try:
         text, invalid = decoded(read_capped(path, MAX_UI_BYTES, follow_links=False))
-        document = json.loads(text)
+        document = loads(text)
     except FileNotFoundError:
         return None
     except TooLarge:

@@ -33,7 +33,7 @@ from ..regular_file import NotRegular, TooLarge, read_capped
 from ._cline import side_file_refused
 from ._common import ConversationBuilder, counted
 from ._openai_chat import as_mapping
-from ._recorded import decoded, invalid_bytes_note
+from ._recorded import decoded, invalid_bytes_note, loads
 
 MESSAGES_SUFFIX = ".messages.json"
 SIDECAR_SUFFIX = ".compaction.json"
@@ -74,7 +74,7 @@ def compacted_until(path: Path, entries: list[Any], usage: Mapping[int, RequestU
         return None
     try:  # a regular file only, without blocking, up to the cap, no link followed (regular_file.py, _cline.py)
         text, invalid = decoded(read_capped(beside, MAX_SIDECAR_BYTES, follow_links=False))
-        state = as_mapping(json.loads(text))
+        state = as_mapping(loads(text))
     except (FileNotFoundError, TooLarge):
         return None
     except NotRegular as e:

@@ -34,7 +34,6 @@ source (the ``RolloutItemWire`` enum, codex-rs/history/src/rollout_payload.rs at
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -46,7 +45,7 @@ from typing import Any
 from pydantic_ai.usage import RequestUsage
 
 from ._common import ConversationBuilder, counted
-from ._recorded import decoded, usage_from_mapping
+from ._recorded import decoded, loads, usage_from_mapping
 
 BOOKKEEPING = frozenset({"world_state", "retained_context", "security_risk_score", "realtime_item",
                          "inter_agent_communication_metadata"})
@@ -261,7 +260,7 @@ def _read(path: Path, thread: str | None, reach: Reach) -> list[Mapping[str, Any
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except ValueError:
             reach.damaged += 1
             continue

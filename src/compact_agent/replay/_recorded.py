@@ -10,6 +10,7 @@ are not believed either (`set_aside_absurd_usage`).
 from __future__ import annotations
 
 import codecs
+import json
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +29,31 @@ MAX_BELIEVED_TOKENS = 10**9
 """More tokens than any provider reports for one request (the largest windows hold a few million).
 A count above it is a damaged or hand-made file: believed, an input of 10**300 tokens priced a request
 at a 60-digit cost that broke the tables, and one of 10**400 stopped the analysis (no float holds it)."""
+
+
+#: What a whole number of more digits than Python reads (`sys.get_int_max_str_digits`, 4,300) is read as:
+#: a count no provider reports, so its request's usage is set aside as a 20-digit one is.
+TOO_MANY_DIGITS = 10**100
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, except that a whole number too long for Python to read (4,300 digits and more)
+    is read as ±`TOO_MANY_DIGITS` instead of failing the line with a ValueError that no caller
+    expects of JSON: one such count in a transcript skipped the whole file ('a field has a type or
+    value the importer cannot use'). Read again only for a line that failed so, at no cost to the others."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # json raises nothing else a ValueError: int() refused a number's digits
+        return json.loads(text, parse_int=_whole)
+
+
+def _whole(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:
+        return -TOO_MANY_DIGITS if digits.startswith("-") else TOO_MANY_DIGITS
 
 
 def decoded(data: bytes) -> tuple[str, int]:

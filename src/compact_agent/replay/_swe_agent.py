@@ -25,6 +25,7 @@ from typing import Any
 
 from ._common import IMAGE_PLACEHOLDER, ConversationBuilder, counted
 from ._openai_chat import as_mapping, import_chat
+from ._recorded import loads
 
 #: SWE-agent history processors that only mark messages (cache control, tags), not change their text,
 #: or whose change the import makes itself (images embedded as text, sent as images).
@@ -71,7 +72,7 @@ def _processors(config: Any) -> dict[str, Mapping[str, Any]]:
     """The history processors of a SWE-agent run's saved config (``replay_config``), by type."""
     if isinstance(config, str):
         try:
-            config = json.loads(config)
+            config = loads(config)
         except (json.JSONDecodeError, RecursionError):
             return {}
     processors = as_mapping(as_mapping(config).get("agent")).get("history_processors")

@@ -47,7 +47,7 @@ from pydantic_ai.messages import ModelMessage
 from . import _claude_code, _cline, _cline_sdk, _codex, _codex_early, _compact_agent, _gemini_cli
 from ._common import BadField, ConversationBuilder, counted, wrong_kind
 from ._openai_chat import import_chat, import_mini_swe_agent
-from ._recorded import decoded, invalid_bytes_note, set_aside_absurd_usage
+from ._recorded import decoded, invalid_bytes_note, loads, set_aside_absurd_usage
 from ._swe_agent import import_swe_agent
 
 __all__ = ["FORMATS", "Transcript", "TranscriptError", "detect_format", "load_transcript"]
@@ -228,7 +228,7 @@ def _jsonl(path: Path) -> bool:
         if not head.endswith(b"\n") or not f.read(4_096).strip():
             return False
     try:
-        json.loads(head)
+        loads(head)
     except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
         return False
     return True
@@ -273,7 +273,7 @@ def _sniff(path: Path) -> _Sniffed:
         if first in (b"{", b"[") and size <= MAX_DOCUMENT_BYTES and not _jsonl(path):
             text, invalid = decoded(path.read_bytes().removeprefix(BOM))
             try:
-                document = json.loads(text)
+                document = loads(text)
             except (json.JSONDecodeError, RecursionError):
                 document, unclosed = None, text.rstrip()[-1:] not in ("}", "]")
             del text
@@ -357,7 +357,7 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[Mapping[str, Any]]
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except (json.JSONDecodeError, RecursionError):
             bad += 1
             cut_short = not raw.endswith(b"\n")  # only the file's last line can lack it
