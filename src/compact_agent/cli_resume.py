@@ -303,8 +303,10 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         return None
     try:
         session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
-    except FileNotFoundError as e:  # none here at all: where a project of this name keeps its own
-        raise fail(first_line(e) + (sessions_elsewhere(work, root) if not list_sessions(root) else ""), 2) from None
+    except FileNotFoundError as e:  # another project's, or none here: where one of this name keeps its own
+        from .session.held_elsewhere import after_refusal
+
+        raise fail(first_line(e) + after_refusal(work, root, resume), 2) from None
     return root / f"{session_id}.jsonl"
 
 
