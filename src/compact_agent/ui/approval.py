@@ -75,8 +75,9 @@ def menu_lines(tool: str, selected: int, width: int = 200, held: bool = False, n
 
 def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest: str = "") -> list[str]:
     """`items` joined by `sep` in lines of at most `width` characters after the prefix (`first`
-    on the first line, `rest` on the others), breaking only between items; an item longer than a
-    line has one of its own."""
+    on the first line, `rest` on the others), breaking between items; an item longer than a line
+    starts one of its own and is broken between its words (the window's own wrapping cut it at the
+    edge, its next line beginning with a space: ' each run is asked')."""
     lines: list[str] = []
     line = ""
     for item in items:
@@ -86,6 +87,9 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
             line = item.lstrip()
         else:
             line = joined
+        if len(line) > width:  # one item alone, too long: its last words go on with the next items
+            *whole, line = cells.wrap(line, width, fold=False)
+            lines += whole
     lines.append(line)
     return [(first if n == 0 else rest) + text for n, text in enumerate(lines)]
 
