@@ -32,16 +32,21 @@ beside it, is not). Each file is read once: a boundary that names its own file, 
 read (a loop), ends the chain, as does one past MAX_CHAIN archives or past MAX_CHAIN_BYTES of them. The
 chain is walked in a loop, not by recursion, so its length takes no stack. Each archive not followed is
 said in a note, with why.
+
+What the session's layers 1-4 kept out of its requests, which its recorded usage does not count, is
+read from its event log (`view_events`), for the fit of its sizes (sizing.kept_out).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +62,7 @@ from pydantic_ai.messages import (
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS, is_synthetic_text
 from ..regular_file import NotRegular
 from ..session.archives import archive_moment
+from ..session.event_log import EventLog
 from ..session.listing import NOT_FOLDING
 from ..session.orphans import ARCHIVES
 from ..session.removal import size_text
@@ -353,3 +359,39 @@ def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str
     if compactions:
         warnings.append(f"rebuilt the full conversation across {plural(len(compactions), 'compaction')} from the archives")
     return valid, compactions, warnings + notes
+
+
+#: The layers that shape what one request sends and never the history (layers 1-4, docs/pipeline.md):
+#: a request's recorded usage is of their view, smaller than the history the replay holds.
+VIEW_LAYERS = frozenset({"budget", "snip", "microcompact", "collapse"})
+ViewEvent = tuple[datetime, int, bool]
+"""(when, our estimate of the tokens it kept out of the request, whether for that request alone)."""
+
+
+def view_events(path: Path, messages: Sequence[ModelMessage]) -> list[ViewEvent] | None:
+    """The view layers' decisions in the conversation `messages` of the session file `path`, in time
+    order, from its event log (`<id>/events.jsonl` in its side folder); None without a log to read. A
+    decision is frozen once made (a result moved to a file stays a preview): its saving (`freed`) holds
+    for every later request, but for a view fitted to the window (`budget`/`shrink`), its request's alone."""
+    real = Path(os.path.realpath(path))
+    folder = real.parent.parent if real.parent.name == ARCHIVES else real.parent
+    logs = [folder / i for i in sorted(Archives.of(path).ids) if (folder / i / "events.jsonl").is_file()]
+    try:
+        read = EventLog(logs[0], str).read() if logs else None
+    except OSError:  # not a regular file (session/lines.py): no log to go by
+        read = None
+    if read is None:
+        return None
+    ours = {m.conversation_id for m in messages if isinstance(m, ModelResponse)} | {None}
+    out = []
+    for e in read:
+        freed, time = e.get("freed"), e.get("time")
+        if (e.get("layer") in VIEW_LAYERS and e.get("action") != "failed" and e.get("conversation_id") in ours
+                and isinstance(freed, int) and not isinstance(freed, bool) and freed > 0 and isinstance(time, str)):
+            with contextlib.suppress(ValueError):
+                out.append((utc(datetime.fromisoformat(time)), freed, e.get("action") == "shrink"))
+    return sorted(out, key=lambda e: e[0])
+
+
+def utc(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)

@@ -108,6 +108,7 @@ class Transcript:
     filler_chars: int = 0  # characters of deterministic filler standing for redacted text
     compaction_request: bool = False  # Claude Code's own compaction request (`agent-acompact-*`), not a session
     subagent: bool = False  # a subagent's conversation, in a file of its own
+    view_events: list[_compact_agent.ViewEvent] | None = None  # our own sessions' view layers' decisions (_compact_agent.py)
 
 
 @dataclass
@@ -147,7 +148,7 @@ def load_transcript(path: Path) -> Transcript:
             raise _cannot_read(path, exc) from None
         warnings += [said] if (said := set_aside_absurd_usage(messages)) else []
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, recorded_compactions=compactions,
-                          warnings=warnings)
+                          warnings=warnings, view_events=_compact_agent.view_events(path, messages))
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
     builder.warnings.extend(sniffed.line_warnings())

@@ -8,7 +8,8 @@ compaction (:func:`calibrate`, the line itself in usage_fit.py). Every simulated
 with that fit, for every strategy alike (simulate.py), and the fit's error is reported. A system
 prompt the transcript does record at its start (and context the agent puts back after compacting, as
 Codex does its AGENTS.md and environment) is the agent's fixed prompt and goes in the overhead
-(:func:`fixed_prompt`); the recording agent's own summaries are left out (:func:`replay_messages`).
+(:func:`fixed_prompt`); the recording agent's own summaries are left out (:func:`replay_messages`). Our
+own sessions' requests are fitted as their layers sent them (:func:`kept_out`, from the session's event log).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic_ai.messages import (
 
 from ..context.compaction.cuts import join
 from ..context.plumbing import tokens
+from ._compact_agent import ViewEvent, utc
 from .importers import Transcript
 from .usage_fit import MAX_FIT_ERROR, best_fit, errors, leading_points
 
@@ -61,17 +63,40 @@ class TokenModel:
 
 
 def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
-    """(estimate of the history, recorded input tokens) per response before the first recorded compaction."""
+    """(estimate of what was sent, recorded input tokens) per response before the first recorded
+    compaction: the history, less what our own session's layers kept out of that request (`kept_out`)."""
     first = min((c["message_index"] for c in transcript.recorded_compactions
                  if isinstance(c.get("message_index"), int)), default=len(messages))
+    less = kept_out(transcript.view_events or [], messages)
     out: list[tuple[int, int]] = []
     est = 0
     for i, m in enumerate(messages):
         if i >= first:
             break
-        if isinstance(m, ModelResponse) and m.usage.input_tokens and not m.usage.unmeasured_requests:
-            out.append((est, m.usage.input_tokens))
+        if isinstance(m, ModelResponse) and m.usage.input_tokens and not m.usage.unmeasured_requests \
+                and (saved := less.get(i, 0)) is not None:
+            out.append((est - saved, m.usage.input_tokens))
         est += tokens.message_tokens(m)
+    return out
+
+
+def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage]) -> dict[int, int | None]:
+    """What the view layers' `events` kept out of each request of `messages`, by its response's index,
+    where they kept anything out: a decision counts for the first response after it and every later one;
+    a view fitted to the window alone makes its request's size unknown (None: not fitted). Recorded
+    usage is of what was sent: at a 12K window, a session whose five file reads were moved to files
+    (previews sent) was fitted against the full reads and said 'best fit off by 157%: a stand-in model's
+    numbers?'."""
+    out: dict[int, int | None] = {}
+    total, at = 0, 0
+    for i, m in enumerate(messages):
+        if not isinstance(m, ModelResponse):
+            continue
+        alone, when = False, utc(m.timestamp)
+        while at < len(events) and events[at][0] <= when:
+            total, alone, at = total + (0 if events[at][2] else events[at][1]), alone or events[at][2], at + 1
+        if alone or total:
+            out[i] = None if alone else total
     return out
 
 
@@ -81,9 +106,11 @@ def calibrate(transcript: Transcript) -> TokenModel:
     what it sent before any compaction, the requests before its first trim are fitted."""
     pts = recorded_points(transcript, transcript.messages)
     fixed = fixed_prompt(transcript.messages, transcript.opening_context)[1]
+    less = kept_out(transcript.view_events or [], transcript.messages)
     if not pts:
-        return TokenModel(overhead=fixed, notes=("no recorded usage: sizes are our estimate, tool definitions not counted",))
-    notes: list[str] = []
+        what = "no recorded usage" if not less else "no recorded usage of a request its layers did not fit to the window"
+        return TokenModel(overhead=fixed, notes=(f"{what}: sizes are our estimate, tool definitions not counted",))
+    notes = ["fitted on what its own layers sent (its event log)"] if any(less.values()) else []
     ratio, overhead = best_fit(pts)
     if statistics.fmean(errors(pts, ratio, overhead)) > MAX_FIT_ERROR and (n := leading_points(pts)):
         notes.append(f"fitted on the first {n}, before the recording agent trimmed what it sent")
@@ -93,7 +120,7 @@ def calibrate(transcript: Transcript) -> TokenModel:
     if statistics.fmean(errs) > MAX_FIT_ERROR:
         return TokenModel(overhead=fixed, samples=len(pts), notes=(
             f"recorded usage does not follow the messages (best fit off by {100 * statistics.fmean(errs):.0f}%"
-            " on average: a stand-in model's numbers?); sizes are our estimate, tool definitions not counted",))
+            f" on average{_unfitted(transcript)}); sizes are our estimate, tool definitions not counted",))
     assumed = overhead > OVERHEAD_CAP
     if assumed:
         notes.append(f"recorded prompts exceed the messages by {overhead:,.0f} tokens (content this file "
@@ -102,6 +129,16 @@ def calibrate(transcript: Transcript) -> TokenModel:
     overhead += ratio * fixed
     return TokenModel(round(ratio, 4), round(overhead), len(pts), statistics.fmean(errs), max(errs),
                       tuple(notes), assumed)
+
+
+def _unfitted(transcript: Transcript) -> str:
+    """Why recorded usage may not follow the messages: a stand-in model's, made up, or in our own
+    session, the layers' previews sent in place of results the history holds, when its event log,
+    which says what they kept out, is not there (a session file copied without its side folder)."""
+    if transcript.format != "compact-agent" or transcript.view_events is not None:
+        return ": a stand-in model's numbers?"
+    return (f"; what this agent's layers kept out of its requests is not known: the event log that says it "
+            f"({transcript.source.stem}/events.jsonl beside the file) is not there")
 
 
 def fixed_prompt(messages: Sequence[ModelMessage], opening: frozenset[str] = frozenset()

@@ -9,7 +9,9 @@ preview left, old results cleared, old rounds folded: our layers, and other agen
 billed for less than its history from its first trim on, so those requests lie below the line the
 requests before drew, and a line through all of them follows none: `compact-agent analyze` of one
 of our own sessions said "recorded usage does not follow the messages" of honest usage.
-`leading_points` finds the requests before the first trim, which the history does describe.
+`leading_points` finds the requests before the first trim, which the history does describe. Our own
+sessions say what their layers kept out of each request (the event log, sizing.kept_out): their points
+are of what was sent, and the line follows them all.
 """
 
 from __future__ import annotations
