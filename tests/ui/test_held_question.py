@@ -24,8 +24,8 @@ def text(fragments) -> str:  # type: ignore[no-untyped-def]
 
 def test_the_menu_offers_no_always_and_selects_no() -> None:
     held = text(menu_lines("bash", 0, 100, held=True)).splitlines()
-    assert held[:4] == ["Allow bash?", " ❯ 1. No  (n)", "   2. Yes, run it this once  (y)",
-                        "   3. No, and tell the model what to do instead  (i)"], held
+    assert held[:4] == ["Allow bash?", " ❯ 1. No  (esc)", "   2. Yes, run it this once  (y)",
+                        "   3. No, and tell the model what to do instead  (n)"], held
     assert held[4] == HELD_WAITING and "always" not in " ".join(held).lower()
     assert "don't ask again" in text(menu_lines("bash", 0, 100))  # the usual question still offers it
 
@@ -43,7 +43,7 @@ async def test_enter_is_no_and_a_does_nothing_at_the_menu() -> None:
     assert answered(["\r"], WHY) == "deny"
     assert answered(["a", "\r"], WHY) == "deny"
     assert answered(["y"], WHY) == "once"
-    assert answered(["n"], WHY) == "deny"
+    assert answered(["n", "\r", "\r"], WHY) == "deny"  # `n` (its Enter), Enter alone at what to do instead: no
     assert answered(["a"], None) == "always"  # the usual menu: `a` is "always", Enter is yes
     assert answered(["\r"], None) == "once"
 

@@ -43,12 +43,16 @@ if TYPE_CHECKING:
 
 CHOICES = (("once", "y", "Yes"), ("always", "a", "Yes, and don't ask again for {what} this session"),
            ("instead", "n", "No, and tell the model what to do instead"))
-#: For a line the deny rules cannot read (`held`): no "always", and no is the default (Enter).
-HELD_CHOICES = (("deny", "n", "No"), ("once", "y", "Yes, run it this once"),
-                ("instead", "i", "No, and tell the model what to do instead"))
-KEYS = {"y": "y", "a": "a", "n": "n", "i": "i"}
+#: For a line the deny rules cannot read (`held`): no "always", and no is the default (Enter). Its
+#: keys mean what they mean at the usual menu: `n` is "instead" at both (it was a plain no here, and
+#: `i` "instead": a user who had learned one menu answered the other wrong); a plain no is Esc at both.
+HELD_CHOICES = (("deny", "escape", "No"), ("once", "y", "Yes, run it this once"),
+                ("instead", "n", "No, and tell the model what to do instead"))
+KEYS = {"y": "y", "a": "a", "n": "n", "escape": "esc"}
+#: Keys that also pick a choice, at both menus: `i` was the held menu's "instead".
+ALSO = {"i": "instead"}
 WAITING = "waiting for approval · ↑↓ Enter · y/a/n · esc = just no · ctrl-c stops"
-HELD_WAITING = "waiting for approval · ↑↓ Enter · n/y/i · Enter or esc = no · ctrl-c stops"
+HELD_WAITING = "waiting for approval · ↑↓ Enter · y/n · Enter or esc = just no · ctrl-c stops"
 INSTEAD_PROMPT = "  what should the model do instead? (Enter alone or esc: just no) › "
 #: Said under the held menu when `a` is pressed there: the key did nothing, without a word.
 HELD_NO_ALWAYS = "a: nothing allowed · no “always” for a line the deny rules cannot read; each run is asked · y runs it once"
@@ -120,8 +124,8 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
             given.give(event, answer)  # shown while it waits for an Enter meant for this answer
         return handler
 
-    for answer, key, _ in choices:
-        kb.add(key)(pick(answer))
+    for key, answer in [*((key, answer) for answer, key, _ in choices if key != "escape"), *ALSO.items()]:
+        kb.add(key)(pick(answer))  # Esc (the held menu's "No") is bound below, at both menus
         kb.add(key.upper())(pick(answer))
     for i, (answer, _, _) in enumerate(choices):
         kb.add(str(i + 1))(pick(answer))
