@@ -282,7 +282,7 @@ def sessions_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --delete or --delete-older-than: say what would be removed, and remove nothing.")] = False,
 ) -> None:
     """List this directory's sessions, newest first (for --resume ID), or remove some (--delete, --delete-older-than)."""
-    from .cli_resume import found_sessions, sessions_elsewhere
+    from .cli_resume import found_sessions, in_use_marked, sessions_elsewhere
     from .cli_unused import say_unused
     from .config import home_dir, home_problem
     from .ui.sessions_list import MAX_LISTED, format_row, session_rows, unlisted_line
@@ -311,7 +311,7 @@ def sessions_command(
                                      dry=dry_run, folded=folded))
     from .session.leftovers import leftovers, lines
 
-    rows = session_rows(root, limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_)
+    rows = in_use_marked(root, session_rows(root, limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_))
     if not rows:  # and where a project of this name keeps its own, when this folder was copied or moved
         sys.stdout.write(visible(f"no sessions in {work}{sessions_elsewhere(work, root)}") + "\n")
     for r in rows:

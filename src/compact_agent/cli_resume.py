@@ -23,11 +23,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cli_continued import continued_note  # what -c says of the sessions it passed over
 from .session import remembered
 
 if TYPE_CHECKING:
     from .agent.run.options import SessionOptions
-    from .session.answered import Continued
+    from .ui.sessions_list import SessionRow
 
 #: Each option that is also a setting, by the setting's name.
 SETTING = {"model": "model", "base_url": "base_url", "context_window": "context_window",
@@ -276,7 +277,8 @@ def _endpoint_left(saved: dict[str, Any], model: str, base_url: str | None) -> s
 def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None:
     """The session file `--continue` or `--resume ID` opens (None: a new session, or one picked from
     a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
-    that names no session or several, is a mistake in the command line."""
+    that names no session or several, is a mistake in the command line. One another run holds is
+    refused here (`free`), before any note on the options it would run with."""
     from .agent.run.options import SessionOptions, resolve_session_id
     from .cli_help import fail
     from .error_text import first_line
@@ -295,7 +297,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         if chosen.path is not None:
             if (note := continued_note(root, chosen)) is not None:  # before anything that can fail: a key
                 sys.stderr.write(visible(f"compact-agent: note: {note}") + "\n")
-            return chosen.path
+            return free(chosen.path)
         raise fail(refusal(found[0].stem, found[0]), 2)  # another program's files: left as they are
     if resume == "" and newest_session(list_sessions(root))[0] is None:  # nothing to list: as -c, not a new session
         raise fail(f"no earlier session in {work} to resume; start one without --resume" + sessions_elsewhere(work, root))
@@ -307,7 +309,37 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         from .session.held_elsewhere import after_refusal
 
         raise fail(first_line(e) + after_refusal(work, root, resume), 2) from None
-    return root / f"{session_id}.jsonl"
+    return free(root / f"{session_id}.jsonl")
+
+
+def free(path: Path) -> Path:
+    """`path`, the session file `-c` or `-r ID` opens, when no other run holds it; one that does is
+    refused (exit 1) in the line that names that run (session/locks.py), before the notes on what the
+    session would run with: they came first, and the run then failed. The store takes the lock."""
+    from .cli_help import fail
+    from .session.files import SessionLocked
+    from .session.locks import check_free
+
+    try:
+        check_free(path.parent, path.stem)
+    except SessionLocked as e:
+        raise fail(str(e)) from None
+    return path
+
+
+def in_use_marked(root: Path, rows: list[SessionRow]) -> list[SessionRow]:
+    """The listing's `rows` of sessions folder `root`, each one another run holds marked as `-r`'s
+    list marks it (ui/sessions_list.py): `-c` and `-r ID` of it are refused (`free`)."""
+    from .session.files import SessionLocked
+    from .session.locks import check_free, kept_here
+
+    for row in rows:
+        try:  # a file that is no session has no lock; one this process holds is not another run's
+            if row.pickable and kept_here(root / row.id) is None:
+                check_free(root, row.id)
+        except SessionLocked:
+            row.in_use = True
+    return rows
 
 
 def found_sessions(work: Path) -> Path:
@@ -348,42 +380,6 @@ def sessions_elsewhere(work: Path, root: Path) -> str:
 
     line = elsewhere(root.parent, work, root)
     return f"; {line}" if line is not None else ""
-
-
-def continued_note(root: Path, chosen: Continued) -> str | None:
-    """What `-c` says of the newer files it passed over to open `chosen.path`: sessions the model
-    never answered in (each named by its first prompt as the sessions list names it, with the
-    `-r ID` that goes on there), files that are no session. None when it opened the newest."""
-    if not chosen.passed and not chosen.strays:
-        return None
-    assert chosen.path is not None
-    said = f"continuing session {chosen.path.stem}"
-    strays = (f"{chosen.strays} newer {'file that is' if chosen.strays == 1 else 'files that are'} not a session "
-              "(compact-agent sessions lists them)") if chosen.strays else ""
-    if not chosen.passed:
-        return f"{said}; passed over {strays}"
-    from .secrets import redact
-    from .session.began_with import began_with
-    from .session.typed import first_as_typed
-
-    def named(path: Path) -> str:  # a prompt saved before its key was known is redacted before the clip
-        if (prompt := began_with(path)) is None:  # not without pydantic-ai (a session compacted long ago)
-            from .session.listing import scan
-
-            prompt = scan(path).prompt
-        return f"{path.stem} ({_gist(redact(first_as_typed(root, path.stem, prompt)))})"
-
-    newest, n = chosen.passed[0], len(chosen.passed)
-    passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else
-              f"{n} newer sessions it never answered (compact-agent sessions lists them), the newest {named(newest)}")
-    return (f"continuing session {named(chosen.path)}, the newest one the model answered in; passed over {passed}: "
-            f"compact-agent -r {newest.stem} goes on there" + (f"; and {strays}" if strays else ""))
-
-
-def _gist(prompt: str, most: int = 40) -> str:
-    """A prompt in a line's parentheses: on one line, at most `most` characters."""
-    words = " ".join(prompt.split())
-    return (words if len(words) <= most else words[:most - 1].rstrip() + "…") or "no prompt"
 
 
 def as_remembered(settled: SessionSettings) -> SessionSettings:

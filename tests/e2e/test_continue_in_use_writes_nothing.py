@@ -5,7 +5,8 @@ session's lock at once, and the store took it again only seconds later, when the
 second `-c -p` started meanwhile saved its prompt too, and was refused as in use only when its own
 store opened. Its prompt stayed in the first run's session, went to the model with the first run's
 turn, and that run warned of a message "typed" in an earlier run. Now the lock taken for the early
-save is kept until the store takes it over, so the second run is refused before it writes anything.
+save is kept until the store takes it over, so the second run is refused before it writes anything
+(when it looks, as it starts, whether another run holds the session, or when its early save would).
 
 The order is fixed, with no timing: each run waits at pydantic-ai's import for a file of its own
 (after its early save), and the server holds the first run's request until the second was refused.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
@@ -35,6 +37,15 @@ def gated(cli, gate: Path, *args: str) -> subprocess.Popen:
 def reached(gate: Path, proc: subprocess.Popen) -> None:
     """Wait until the run `proc` waits at `gate` (polled: no fixed sleep)."""
     wait_held(Path(f"{gate}.reached"), proc)
+
+
+def refused_or_reached(gate: Path, proc: subprocess.Popen) -> None:
+    """Wait until the run `proc` ended (refused when it found the session in use, before its prompt
+    was saved: cli_resume.free) or waits at `gate` (polled: no fixed sleep)."""
+    deadline = time.monotonic() + 60
+    while not Path(f"{gate}.reached").exists() and proc.poll() is None:
+        assert time.monotonic() < deadline, "the run neither ended nor reached the held import"
+        time.sleep(0.01)
 
 
 def files(home: Path) -> dict[str, bytes]:
@@ -60,7 +71,7 @@ def test_a_second_continue_refused_as_in_use_leaves_no_prompt_behind(cli):
             saved(cli.home, "cont 1")  # the first run's prompt saved early; its session not open yet
             reached(gate_a, a)
             b = gated(cli, gate_b, "-c", "-p", "cont 2", *fake(server))
-            reached(gate_b, b)  # past its own early save (or its refusal), its session not open yet
+            refused_or_reached(gate_b, b)  # refused as the session is in use, or past its early save
             gate_a.touch()
             assert arrived.wait(60), a.communicate()[1].decode() if a.poll() is not None else "no request"
             before = files(cli.home)  # the first run waits for its answer, holding the session

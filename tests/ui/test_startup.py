@@ -4,6 +4,7 @@ pydantic-ai; the session is built while the user types. (How fast: benchmarks/st
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,5 +158,6 @@ async def test_the_cli_refuses_continue_of_a_session_in_use_in_one_line_before_a
             holder.unlock()
     lines = [ln for ln in term.text().splitlines() if ln.strip() and "warning: --api-key" not in ln]
     assert code == 1 and PROMPT_READY not in term.seen and "/help for commands" not in term.text()
-    assert lines == [f"compact-agent: session {first.session_id} is in use by another compact-agent process "
-                     "(wait for it to finish, or start a new session without --continue/--resume)"], lines
+    assert lines == [f"compact-agent: session {first.session_id} is in use by another compact-agent process, pid "
+                     f"{os.getpid()} (wait for it to finish, or leave it: /exit in its REPL; or start a new session "
+                     "without --continue/--resume)"], lines  # the holder named: this test's process

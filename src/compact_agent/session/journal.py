@@ -273,7 +273,7 @@ def save_prompt_early(root: Path, session_id: str, text: str, clock: Callable[[]
     if locks.kept_here(folder) is None:  # else an earlier message typed while it is built took it
         lock = locks.hold(folder, session_id, root)
         if lock is None:
-            raise SessionLocked(in_use_message(session_id))
+            raise SessionLocked(in_use_message(session_id, locks.holder(folder)))
         locks.keep(folder, lock)  # until the store takes it (also when this write fails: it opens next)
     made: list[dict[str, Any]] = []
     options = _options_of_a_new_session(path)

@@ -28,10 +28,39 @@ LOCK_FILE = "lock"
 _KEPT: dict[Path, int] = {}
 
 
-def in_use_message(session_id: str) -> str:
-    """The words for a session another process holds (`take`, `check_free`, journal.py)."""
-    return (f"session {session_id} is in use by another compact-agent process"
-            " (wait for it to finish, or start a new session without --continue/--resume)")
+def in_use_message(session_id: str, pid: int | None = None) -> str:
+    """The words for a session another process holds (`take`, `check_free`, journal.py), with that
+    process's id (`holder`) when it is known: which of the user's runs to end, and how."""
+    if pid is None:
+        return (f"session {session_id} is in use by another compact-agent process"
+                " (wait for it to finish, or start a new session without --continue/--resume)")
+    return (f"session {session_id} is in use by another compact-agent process, pid {pid} (wait for it to finish, "
+            "or leave it: /exit in its REPL; or start a new session without --continue/--resume)")
+
+
+def holder(folder: Path) -> int | None:
+    """The id of the process that holds the lock of session folder `folder`, as it wrote it in the
+    lock file (`hold`), when that process is still running; None when it cannot be told (an
+    earlier version wrote none, a file that says something else, a process ended since)."""
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        said = os.read(fd, 32).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not said.isdecimal() or not 0 < (pid := int(said)) < 2**31 or pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except OSError:  # another user's process (EPERM): running all the same
+        return pid
+    return pid
 
 
 def in_use_here(session_id: str, staying_in: str) -> str:
@@ -51,7 +80,7 @@ def check_free(root: Path, session_id: str) -> None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            raise SessionLocked(in_use_message(session_id)) from None
+            raise SessionLocked(in_use_message(session_id, holder(root / session_id))) from None
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
@@ -59,8 +88,8 @@ def check_free(root: Path, session_id: str) -> None:
 
 def take(folder: Path, session_id: str, root: Path) -> int:
     """Lock session `session_id` (its folder `folder`, in `root`) for good: the lock file's open
-    descriptor, this process's id written in it: the one `keep` kept when this process took it
-    already, before the session was built. Raises SessionLocked when another process holds it."""
+    descriptor, this process's id written in it (`hold`): the one `keep` kept when this process took
+    it already, before the session was built. Raises SessionLocked when another process holds it."""
     fd = kept(folder)
     if fd is not None and not _same_file(folder / LOCK_FILE, fd):  # its file is gone: it locks nothing
         release(fd)
@@ -68,16 +97,14 @@ def take(folder: Path, session_id: str, root: Path) -> int:
     if fd is None:
         fd = hold(folder, session_id, root)
     if fd is None:
-        raise SessionLocked(in_use_message(session_id))
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        raise SessionLocked(in_use_message(session_id, holder(folder)))
     return fd
 
 
 def hold(folder: Path, session_id: str, root: Path) -> int | None:
     """Lock session `session_id` (its folder `folder`, in `root`, made when missing): the lock
-    file's open descriptor, for `release`; None when another process holds it. Raises SessionError
+    file's open descriptor, this process's id written in it (`mark_holder`), for `release`; None
+    when another process holds it. Raises SessionError
     when the lock file cannot be opened. `take` keeps it for the run; journal.py, while it writes
     a typed message before the session is built.
 
@@ -97,10 +124,19 @@ def hold(folder: Path, session_id: str, root: Path) -> int | None:
             os.close(fd)
             return None
         if _same_file(folder / LOCK_FILE, fd):
+            mark_holder(fd)
             return fd
         os.close(fd)
     raise SessionError(f"cannot open session {session_id} in {root}: its lock file "
                        "was removed each time it was taken")
+
+
+def mark_holder(fd: int) -> None:
+    """Write this process's id in the lock file open at `fd`, which it holds: a run refused as the
+    session is in use names it (`holder`)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
 
 
 def keep(folder: Path, fd: int) -> None:
