@@ -32,8 +32,9 @@ from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
 from .answer_enter import AnswerEnter
 from .folded_lines import hanging
+from .typed_answer import LeaveAsked as LeaveAsked
+from .typed_answer import not_words, typed_answer
 from .typed_answer import scope_words as scope_words
-from .typed_answer import typed_answer
 from .typed_answer import typed_line as typed_line
 from .typed_answer import typed_only as typed_only
 from .visible import visible
@@ -161,13 +162,16 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
     return app.run(in_thread=True) or "deny"
 
 
-def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] = time.monotonic) -> str:
+def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] = time.monotonic,
+                say: Callable[[str], object] = print) -> str:
     """The line the user types after "No, and tell the model what to do instead"; "" for Enter alone,
     Esc or Ctrl-D (just no). Ctrl-C stops the turn, as at the menu. Run in its own thread, as the menu.
     A large paste shows as its placeholder (`[pasted 240 lines]`), as at the prompt, and stays so on
     the screen after Enter; the answer has it whole. Shown whole, it filled the screen. A paste that
     comes as keys (no bracketed paste) keeps its line breaks, as at the prompt (paste_keys.py, by
-    `clock`): its first one sent its first line alone, the rest going on to the prompt as a message."""
+    `clock`): its first one sent its first line alone, the rest going on to the prompt as a message.
+    A slash command is not words for the model (typed_answer.not_words): `/exit` raises LeaveAsked,
+    any other is said not to be run here (`say`), and the line is asked again."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.application import get_app
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -193,8 +197,11 @@ def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] 
     paste_keys.watch(session.app)
     guard_placeholders(session, pastes)
     try:
-        return pastes.expand(session.prompt(lambda: instead_prompt(get_app().output.get_size().columns),
-                                            in_thread=True) or "").strip()
+        while True:
+            shown = session.prompt(lambda: instead_prompt(get_app().output.get_size().columns), in_thread=True) or ""
+            if (note := not_words(shown)) is None:
+                return pastes.expand(shown).strip()
+            say(note)  # and asked again
     except KeyboardInterrupt:
         raise asyncio.CancelledError from None  # the turn ends as interrupted, the REPL goes on
     except EOFError:
@@ -326,7 +333,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
                 picked = run_menu(tool, inp, output, held is not None)
                 if picked == "interrupt":
                     raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
-                text = instruction(inp, output, clock) if picked == "instead" else ""
+                text = instruction(inp, output, clock, lambda note: said(console, note)) if picked == "instead" else ""
                 answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
                 answer = typed_answer(console, tool, stream, held is not None)
@@ -354,6 +361,12 @@ def shown_whole(tool: str, body: str) -> str:
     cut = cut if cut > 0 else DIFF_SHOWN_CHARS
     left = body[cut:].strip("\n").count("\n") + 1
     return f"{body[:cut]}\n… {left:,} more line{'s' if left != 1 else ''} of the change not shown"
+
+
+def said(console: Console, note: str) -> None:
+    """A note under the line asking what to do instead, broken between words under its own text."""
+    lines = cells.wrap(note, max(20, console.width - 3), indent="  ")
+    console.print(Text("\n".join("  " + line for line in lines), style="yellow"), soft_wrap=True)
 
 
 def _menu_answer(picked: str) -> Answer:

@@ -81,6 +81,8 @@ class InterruptKeys:
         #: what the user typed ahead during the turn: the text the next prompt starts with, and the
         #: lines ended with Enter, sent in order after it
         self.ahead = TypedAhead(pastes, clock)
+        #: `/exit` typed at the permission question (approval.LeaveAsked): the next line, before any typed ahead
+        self.leave: str | None = None
 
     @property
     def typed(self) -> str:
@@ -248,4 +250,9 @@ class InterruptKeys:
         return typed
 
     def take_queued(self) -> str | None:
+        """The next line to run after the turn: `/exit` typed at its question, else one typed ahead
+        (those stay unsent, and the next REPL to open the session says them: typed_ahead.py)."""
+        if (leave := self.leave) is not None:
+            self.leave = None
+            return leave
         return self.ahead.take_queued()

@@ -1,5 +1,6 @@
 """The approval question asked as one typed line (a dumb terminal, a pipe, a test's stream), and
-what "always" allows (`scope_words`), which the drawn menu (approval.py) says too."""
+what "always" allows (`scope_words`), which the drawn menu (approval.py) says too; and what a line
+typed as what the model should do instead is when it is a slash command (`not_words`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,35 @@ def scope_words(tool: str) -> str:
     if tool == "bash":
         return "this exact command"
     return "this file" if tool in ("write_file", "edit_file") else "this tool"
+
+
+class LeaveAsked(asyncio.CancelledError):
+    """`/exit` (or `/quit`, `/q`) typed where the model is to be told what to do instead: the call is
+    declined and the turn stopped, as Ctrl-C there does (a turn left half-way is saved as stopped by
+    the user), then the REPL leaves as /exit at the prompt does: the work's `paused`
+    (work_keys.py) hands the line (`line`) to the REPL's loop as a line typed ahead."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def not_words(shown: str) -> str | None:
+    """What a line typed as what the model should do instead is, if a slash command (`/compact`, as
+    the prompt tells one: command_registry.is_command), rather than words for the model: /exit and
+    its other names alone raise `LeaveAsked`; any other, the line saying it is not run here. None
+    for words (`/usr/lib/x.so is missing` too). Sent to the model, `/exit` left the REPL running
+    and the model was told to "/exit"."""
+    from .command_registry import EXIT_ALIASES, is_command
+
+    if not shown.startswith("/") or not is_command(shown):
+        return None
+    name = (shown.split() or ["/"])[0]
+    if name[1:] in ("exit", *EXIT_ALIASES):
+        if shown.strip() == name:
+            raise LeaveAsked(name)
+        return f"{name} takes no arguments; alone, it leaves now"  # as at the prompt, which refuses them
+    return f"{name} is not run here (commands run at the prompt; /exit leaves now)"
 
 
 def typed_only(output: Any = None) -> bool:
@@ -50,10 +80,12 @@ def typed_line(console: Console, prompt: str, stream: TextIO | None = None) -> s
 
 def typed_answer(console: Console, tool: str, stream: TextIO | None, held: bool = False) -> Answer | Instead:
     """The answer typed to the approval question. `held` (a line the deny rules cannot read): no
-    "always" is offered, and an `a` is a no, as an empty line is."""
+    "always" is offered, and an `a` is a no, as an empty line is. A slash command is not what to do
+    instead (`not_words`): `/exit` leaves, any other is said not to be run here and it is asked again."""
     always = "" if held else f"[a]lways {scope_words(tool)} this session / "
-    typed = typed_line(console, f"allow? [y]es once / {always}[n]o, or what to do instead (waiting for approval): ",
-                       stream)
+    question = f"allow? [y]es once / {always}[n]o, or what to do instead (waiting for approval): "
+    while (typed := typed_line(console, question, stream)) is not None and (note := not_words(typed)) is not None:
+        console.print(note, style="yellow", markup=False, highlight=False)  # a slash command: asked again
     if typed is None:  # Ctrl-C interrupts the question and the turn
         raise asyncio.CancelledError
     typed = typed.strip()

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from .approval import nothing
+from .approval import LeaveAsked, nothing
 from .interrupt_keys import LEAVING, LEAVING_COMMAND, InterruptKeys
 from .turn_view import TurnView
 
@@ -108,16 +108,22 @@ class WorkKeys:
         """While the turn asks the user something: no spinner; the question takes the terminal
         (cooked mode, no key reader) by calling what this yields once it is laid out
         (`InterruptKeys.hand_over`: False when keys typed before it stopped the work); the spinner
-        comes back once answered (not when the question cancels the turn)."""
+        comes back once answered (not when the question cancels the turn). `/exit` typed there
+        (LeaveAsked) stops the turn, and the REPL's loop then takes it as the next line: it leaves."""
         view = self.view
         doing = view.label.doing if view is not None else ""
         if view is not None:
             view.end()
-        if self.keys is None:
-            yield lambda: True
-        else:
-            with self.keys.paused() as hand_over:
-                yield hand_over
+        try:
+            if self.keys is None:
+                yield lambda: True
+            else:
+                with self.keys.paused() as hand_over:
+                    yield hand_over
+        except LeaveAsked as leave:
+            if self.keys is not None:
+                self.keys.leave = leave.line
+            raise
         if view is not None and self.view is view:
             view._spin(doing)
 
