@@ -101,3 +101,14 @@ def test_a_view_fitted_to_the_window_is_left_out_and_other_conversations_ignored
     responses = [i for i, m in enumerate(t.messages) if isinstance(m, ModelResponse)]
     assert kept_out(t.view_events, t.messages) == {responses[1]: 300, responses[2]: None, responses[3]: 300}
     assert [y for _, y in recorded_points(t, t.messages)] == [1_000, 1_100, 1_300]
+
+    # A compaction (its archive written) after the third request: what was kept out before it ends there,
+    # and the requests before it are not fitted unless the replay holds the history they sent, rebuilt.
+    log.append({"time": (t0 + timedelta(minutes=2.7)).isoformat(), "layer": "compact", "action": "full",
+                "conversation_id": "s1", "detail": {"archive": "a.jsonl"}})
+    log.append({"time": (t0 + timedelta(minutes=2.8)).isoformat(), "layer": "compact", "action": "blocked",
+                "conversation_id": "s1"})
+    events = load_transcript(store.path).view_events
+    assert events is not None and [kind for _, _, kind in events] == ["kept", "alone", "reset"]
+    assert kept_out(events, t.messages) == dict.fromkeys(responses[:3])
+    assert kept_out(events, t.messages, [responses[2] + 1]) == {responses[1]: 300, responses[2]: None}

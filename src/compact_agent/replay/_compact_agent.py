@@ -31,10 +31,8 @@ it holds any more is this session's too, once its name leads there (another sess
 beside it, is not). Each file is read once: a boundary that names its own file, or an archive already
 read (a loop), ends the chain, as does one past MAX_CHAIN archives or past MAX_CHAIN_BYTES of them. The
 chain is walked in a loop, not by recursion, so its length takes no stack. Each archive not followed is
-said in a note, with why.
-
-What the session's layers 1-4 kept out of its requests, which its recorded usage does not count, is
-read from its event log (`view_events`), for the fit of its sizes (sizing.kept_out).
+said in a note, with why. What the session's layers 1-4 kept out of its requests, which its recorded
+usage does not count, is read from its event log (`view_events`), for the fit of its sizes (sizing.kept_out).
 """
 
 from __future__ import annotations
@@ -239,9 +237,8 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
 
 def _nothing_in(loaded: Loaded, size: int) -> str:
     """Why the archive `loaded` (of `size` bytes) holds no conversation to rebuild from, or "" when it
-    does. Joined as it is, an archive emptied (`: > file`) or overwritten with bytes that are no
-    session file gave a replay of the compacted history said to be rebuilt from the archives, its
-    one compaction placed before the first message, so the file's recorded usage went unused."""
+    does. Joined, an archive emptied (`: > file`) or of bytes that are no session file gave the compacted
+    history said to be rebuilt, its compaction placed before the first message: its usage went unused."""
     if loaded.messages or loaded.boundaries:
         return ""
     if loaded.unreadable and not loaded.read:
@@ -361,36 +358,41 @@ def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str
     return valid, compactions, warnings + notes
 
 
-#: The layers that shape what one request sends and never the history (layers 1-4, docs/pipeline.md):
-#: a request's recorded usage is of their view, smaller than the history the replay holds.
+#: Layers 1-4 (docs/pipeline.md): they shape what one request sends, never the history the replay holds.
 VIEW_LAYERS = frozenset({"budget", "snip", "microcompact", "collapse"})
-ViewEvent = tuple[datetime, int, bool]
-"""(when, our estimate of the tokens it kept out of the request, whether for that request alone)."""
+ViewEvent = tuple[datetime, int, str]
+"""(when, our estimate of the tokens it kept out of the request, and for how long: "kept" for every
+later request, "alone" for its own, "reset" a compaction, which ends what the ones before kept out)."""
 
 
 def view_events(path: Path, messages: Sequence[ModelMessage]) -> list[ViewEvent] | None:
-    """The view layers' decisions in the conversation `messages` of the session file `path`, in time
-    order, from its event log (`<id>/events.jsonl` in its side folder); None without a log to read. A
-    decision is frozen once made (a result moved to a file stays a preview): its saving (`freed`) holds
-    for every later request, but for a view fitted to the window (`budget`/`shrink`), its request's alone."""
+    """The view layers' decisions in the conversation `messages` of the session file `path`, and its
+    compactions, in time order, from its event log (`<id>/events.jsonl` in its side folder); None
+    without a log to read. A decision is frozen once made (a result moved to a file stays a preview):
+    its saving (`freed`) holds for every later request until a compaction replaces the history, but
+    for a view fitted to the window (`budget`/`shrink`), its request's alone."""
     real = Path(os.path.realpath(path))
     folder = real.parent.parent if real.parent.name == ARCHIVES else real.parent
     logs = [folder / i for i in sorted(Archives.of(path).ids) if (folder / i / "events.jsonl").is_file()]
-    try:
+    try:  # read as a regular file only, an OSError else (session/lines.py): no log to go by
         read = EventLog(logs[0], str).read() if logs else None
-    except OSError:  # not a regular file (session/lines.py): no log to go by
+    except OSError:
         read = None
-    if read is None:
-        return None
     ours = {m.conversation_id for m in messages if isinstance(m, ModelResponse)} | {None}
     out = []
-    for e in read:
-        freed, time = e.get("freed"), e.get("time")
-        if (e.get("layer") in VIEW_LAYERS and e.get("action") != "failed" and e.get("conversation_id") in ours
-                and isinstance(freed, int) and not isinstance(freed, bool) and freed > 0 and isinstance(time, str)):
-            with contextlib.suppress(ValueError):
-                out.append((utc(datetime.fromisoformat(time)), freed, e.get("action") == "shrink"))
-    return sorted(out, key=lambda e: e[0])
+    for e in read if read is not None else []:
+        freed, time, detail = e.get("freed"), e.get("time"), e.get("detail")
+        if e.get("action") == "failed" or e.get("conversation_id") not in ours or not isinstance(time, str):
+            continue
+        if e.get("layer") == "compact" and isinstance(detail, dict) and isinstance(detail.get("archive"), str):
+            freed, kind = 0, "reset"  # it rewrote the history, archived first
+        elif e.get("layer") in VIEW_LAYERS and isinstance(freed, int) and not isinstance(freed, bool) and freed > 0:
+            kind = "alone" if e.get("action") == "shrink" else "kept"
+        else:
+            continue
+        with contextlib.suppress(ValueError):
+            out.append((utc(datetime.fromisoformat(time)), freed, kind))
+    return sorted(out, key=lambda e: e[0]) if read is not None else None
 
 
 def utc(t: datetime) -> datetime:

@@ -65,9 +65,8 @@ class TokenModel:
 def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
     """(estimate of what was sent, recorded input tokens) per response before the first recorded
     compaction: the history, less what our own session's layers kept out of that request (`kept_out`)."""
-    first = min((c["message_index"] for c in transcript.recorded_compactions
-                 if isinstance(c.get("message_index"), int)), default=len(messages))
-    less = kept_out(transcript.view_events or [], messages)
+    first = min(rebuilt := _rebuilt(transcript), default=len(messages))
+    less = kept_out(transcript.view_events or [], messages, rebuilt)
     out: list[tuple[int, int]] = []
     est = 0
     for i, m in enumerate(messages):
@@ -80,10 +79,19 @@ def recorded_points(transcript: Transcript, messages: Sequence[ModelMessage]) ->
     return out
 
 
-def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage]) -> dict[int, int | None]:
+def _rebuilt(transcript: Transcript) -> list[int]:
+    """Where the compactions the transcript records are (the index of each one's message)."""
+    return [c["message_index"] for c in transcript.recorded_compactions if isinstance(c.get("message_index"), int)]
+
+
+def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage], rebuilt: Sequence[int] = ()
+             ) -> dict[int, int | None]:
     """What the view layers' `events` kept out of each request of `messages`, by its response's index,
-    where they kept anything out: a decision counts for the first response after it and every later one;
-    a view fitted to the window alone makes its request's size unknown (None: not fitted). Recorded
+    where they kept anything out: a decision counts for the first response after it and every later one
+    until a compaction; a view fitted to the window alone makes its request's size unknown (None: not
+    fitted), as does a compaction after the response that `rebuilt` (the recorded compactions' places)
+    does not place after it: a history replayed from a compacted one (its archive missing) holds the
+    rounds the compaction kept, whose requests had sent the longer history it replaced. Recorded
     usage is of what was sent: at a 12K window, a session whose five file reads were moved to files
     (previews sent) was fitted against the full reads and said 'best fit off by 157%: a stand-in model's
     numbers?'."""
@@ -94,9 +102,14 @@ def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage]) -> d
             continue
         alone, when = False, utc(m.timestamp)
         while at < len(events) and events[at][0] <= when:
-            total, alone, at = total + (0 if events[at][2] else events[at][1]), alone or events[at][2], at + 1
-        if alone or total:
-            out[i] = None if alone else total
+            _, freed, kind = events[at]
+            total = 0 if kind == "reset" else total + freed if kind == "kept" else total
+            alone, at = alone or kind == "alone", at + 1
+        resets = sum(kind == "reset" for _, _, kind in events[at:])
+        if alone or resets > sum(c > i for c in rebuilt):
+            out[i] = None
+        elif total:
+            out[i] = total
     return out
 
 
@@ -106,9 +119,9 @@ def calibrate(transcript: Transcript) -> TokenModel:
     what it sent before any compaction, the requests before its first trim are fitted."""
     pts = recorded_points(transcript, transcript.messages)
     fixed = fixed_prompt(transcript.messages, transcript.opening_context)[1]
-    less = kept_out(transcript.view_events or [], transcript.messages)
+    less = kept_out(transcript.view_events or [], transcript.messages, _rebuilt(transcript))
     if not pts:
-        what = "no recorded usage" if not less else "no recorded usage of a request its layers did not fit to the window"
+        what = "no recorded usage" if not less else "no recorded usage of a request the replay holds as it was sent"
         return TokenModel(overhead=fixed, notes=(f"{what}: sizes are our estimate, tool definitions not counted",))
     notes = ["fitted on what its own layers sent (its event log)"] if any(less.values()) else []
     ratio, overhead = best_fit(pts)
