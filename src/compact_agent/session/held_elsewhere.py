@@ -5,16 +5,38 @@ session (copied from that project's `compact-agent sessions`), it said `no sessi
 /path/here` and nothing of where that session is, while a folder of the same name gets such a hint
 (project_identity.elsewhere). The id names one file in the sessions folders of every project: the
 folder that holds it, and the project that folder records (.project.json), say where to run.
+The REPL's `/resume ID` and `sessions --delete ID` refuse such an id too, each saying how it is
+given there (`Asking`).
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .files import list_sessions
 from .project_identity import _folders, _still_there, elsewhere
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What asked for the session, for the line on how to ask it where the session is: `does` what
+    that command does to it ('opens'), `args` its words after `compact-agent` ('-r'), and `there`
+    how to give it in that project (path quoted, the session's id); `{cwd}` and `{sid}` filled in."""
+
+    does: str
+    args: str
+    there: str
+
+
+#: `-r ID` on the command line, where `--cwd` may go anywhere.
+RESUME = Asking("opens", "-r", "run this command there, or add --cwd {cwd} to it")
+#: `/resume ID` in the REPL, which runs in this folder's project until it is left.
+REPL_RESUME = Asking("opens", "-r", "/exit, then compact-agent --cwd {cwd} -r {sid} opens it")
+#: `sessions --delete ID`, where `--cwd` goes before the command (after it, it is refused).
+DELETE = Asking("removes", "sessions --delete", "run this command there, or compact-agent --cwd {cwd} sessions --delete {sid}")
 
 
 def after_refusal(work: Path, root: Path, wanted: str) -> str:
@@ -29,11 +51,12 @@ def after_refusal(work: Path, root: Path, wanted: str) -> str:
     return f"; {held[1]}" if held is not None else ""
 
 
-def holder(projects: Path, root: Path, wanted: str) -> tuple[Path, str] | None:
+def holder(projects: Path, root: Path, wanted: str, asking: Asking = RESUME) -> tuple[Path, str] | None:
     """The sessions folder in `projects` that holds the session `wanted` (an id, or the start of
-    one), when `root` (this folder's) holds none and one other does, and the line on how to open it:
-    run in its project (`--cwd`), a project moved since (its run there takes its sessions), or a
-    folder whose project is not recorded (an earlier version's). None when none or several hold it."""
+    one), when `root` (this folder's) holds none and one other does, and the line on how to open it
+    (or do what `asking` does): run in its project (`--cwd`), a project moved since (its run there
+    takes its sessions), or a folder whose project is not recorded (an earlier version's). None when
+    none or several hold it."""
     if not wanted or wanted.startswith(".") or "/" in wanted or "\0" in wanted:  # a path: no session's id
         return None
     found: list[tuple[Path, str, dict[str, Any] | None]] = []
@@ -56,6 +79,6 @@ def holder(projects: Path, root: Path, wanted: str) -> tuple[Path, str] | None:
     if not isinstance(path, str):
         return folder, f"session {sid} is kept in {folder}, the sessions of another project"
     if was is not None and _still_there(was):
-        return folder, f"session {sid} is one of {path}'s: run this command there, or add --cwd {shlex.quote(path)} to it"
+        return folder, f"session {sid} is one of {path}'s: " + asking.there.format(cwd=shlex.quote(path), sid=sid)
     return folder, (f"session {sid} is one of the project that was at {path}, moved or removed since: a run in that "
-                    f"project, where it is now, opens it (compact-agent -r {sid})")
+                    f"project, where it is now, {asking.does} it (compact-agent {asking.args} {sid})")

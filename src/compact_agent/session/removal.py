@@ -50,6 +50,7 @@ from ..words import plural
 from . import in_use, prompt_history
 from .files import SessionError, SessionLocked, list_sessions
 from .files import size_text as size_text  # files.py's: the listing and the analyzer import it from here too
+from .held_elsewhere import DELETE, holder
 from .locks import LOCK_FILE
 from .not_a_session import is_not_a_session
 from .orphans import ARCHIVES, SHARED, a_possible_id, entries, is_side_folder, orphans, real_dir
@@ -135,7 +136,9 @@ def find(root: Path, wanted: str) -> str:
     if matches:
         raise RemovalError(f"{wanted} is the start of {len(matches)} sessions "
                            f"({', '.join(matches[:4])}{', …' if len(matches) > 4 else ''}); give more of the id")
-    raise RemovalError(f"no session {wanted} for this directory (compact-agent sessions lists them)")
+    held = holder(root.parent, root, wanted, DELETE)  # another project's: which, and how to remove it there
+    raise RemovalError(f"no session {wanted} for this directory (compact-agent sessions lists them)"
+                       + (f"; {held[1]}" if held else ""))
 
 
 def _a_session(root: Path, session_id: str) -> str:

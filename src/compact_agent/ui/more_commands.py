@@ -15,6 +15,7 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
+from ..session.held_elsewhere import REPL_RESUME, holder
 from ..session.listing import counted
 from ..words import plural
 from . import render
@@ -254,8 +255,9 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
                                   "/resume lists them" if rows else "there are no other sessions in this directory"))
         target = rows[int(want) - 1].id
     else:
-        if not sessions_starting(session_root(s.cwd, s.opts.home), want):
-            raise CommandError(f"no session {want} in this directory; /resume lists them")
+        if not sessions_starting(root, want):  # another project's is named, with how to open it
+            held = holder(root.parent, root, want, REPL_RESUME)
+            raise CommandError(f"no session {want} in this directory; {held[1] if held else '/resume lists them'}")
         target = want  # an id or the start of one (several matches: the switch says which)
     from .history_view import show_resumed
     from .resume_switch import switch
