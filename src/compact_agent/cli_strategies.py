@@ -5,8 +5,10 @@ strategy is registered there and not here. The help was a hand-written copy that
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from typer._click import Context, HelpFormatter  # the command line library typer carries
 from typer.core import TyperOption
 
 from .cli_help import ReadableCommand
@@ -31,3 +33,16 @@ class AnalyzeCommand(ReadableCommand):
         for param in self.params:
             if param.name == "strategy" and isinstance(param, TyperOption):
                 param.help = f"{', '.join(STRATEGY_NAMES)} {param.help or ''}".rstrip()
+
+    def format_epilog(self, ctx: Context, formatter: HelpFormatter) -> None:
+        """The exit statuses, after where the user's own sessions are (the folder, found when the
+        help is asked for: COMPACT_AGENT_HOME or the platform's; and this directory's, `--cwd`'s)."""
+        from .session.sessions_folder import where_line
+
+        given = (ctx.find_root().obj or {}).get("cwd")
+        try:
+            cwd: Path | None = (Path(given) if given else Path.cwd()).resolve()
+        except OSError:  # the current directory deleted under the shell: the folder of every project's alone
+            cwd = None
+        self.epilog = f"\b\n{where_line(cwd)}\n\n{EXIT_STATUSES}"  # \b: lines kept, a path unbroken
+        super().format_epilog(ctx, formatter)

@@ -95,7 +95,9 @@ async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strate
     if not analysis.runs and bug:  # said as beside other files' figures, not as "no transcripts found"
         raise AnalyzeError(bug + (f" (and {files - 1:,} more skipped)" if files > 1 else ""), exit_code=1)
     if not analysis.runs:
-        raise AnalyzeError(nothing_found(analysis.skipped, files - first))
+        from ..session.sessions_folder import hint  # `analyze .` in a project: where its own sessions are
+
+        raise AnalyzeError(nothing_found(analysis.skipped, files - first) + hint(paths))
     return analysis
 
 
