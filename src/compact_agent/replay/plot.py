@@ -26,7 +26,7 @@ from ._words import plural
 from .analysis import FAIL_NOTE, Analysis, AnalyzeError, printable, recall_note, transcripts_counted
 from .given_settings import describe
 from .metrics import Metrics
-from .report_notes import MARK, NOT_COMPARABLE, not_comparable, summaries_line
+from .report_notes import MARK, mark_note, not_comparable, summaries_line
 from .simulate import StrategyRun, TranscriptRun
 
 COLORS = {"ours": "#d62728", "none": "#7f7f7f", "seed000": "#9467bd", "seed000-submit": "#8c564b", "codex": "#1f77b4",
@@ -143,7 +143,7 @@ def totals_cells(m: Metrics, unfair: frozenset[str] = frozenset()) -> dict[str, 
 
 def totals_notes(totals: list[Metrics], redacted: bool) -> list[str]:
     """The lines under the chart's totals: what a marked name, "(1 fail)" and recall "–" are, when a row shows one."""
-    notes = [NOT_COMPARABLE] if not_comparable(totals) else []
+    notes = [mark_note(totals)] if not_comparable(totals) else []
     notes += [f"compactions: {FAIL_NOTE}"] if _failed(totals) else []
     return notes + ([f"recall: {dash}"] if (dash := recall_note(totals, redacted)) else [])
 

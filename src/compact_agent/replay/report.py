@@ -24,7 +24,7 @@ from rich.text import Text
 from ..context.plumbing.events import LAYER_NAMES
 from ..models import PRICING
 from ._words import plural
-from .analysis import Analysis, AnalyzeError, label, printable, recall_note, transcripts_counted
+from .analysis import Analysis, AnalyzeError, label, printable, transcripts_counted
 from .baselines import STRATEGIES, factories
 from .batch import Skipped, Summaries, replay_files
 from .finding import copies_lines, find_files, plainly_not, skip_lines
@@ -34,11 +34,10 @@ from .metrics import Metrics
 from .ours import ignored_variables
 from .report_json import to_json
 from .report_notes import (
-    LEGEND,
     MARK,
-    NOT_COMPARABLE,
+    NO_SUMMARIES,
     PARTS,
-    WHO,
+    footer_notes,
     max_output_line,
     not_comparable,
     summaries_line,
@@ -225,7 +224,7 @@ def fit_caption(run: TranscriptRun) -> str:
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
     columns = columns_for(console.width)
     shown: list[Metrics] = []  # every row printed, for the notes on what "–" and "(1 fail)" are
-    unfair = False  # a row is marked as not comparable with ours (MARK), said under the tables
+    unfair = False  # a row is marked (MARK): not comparable with ours, or over the window without it
     redacted = False  # a row showing recall "–" is of a transcript replayed on filler for redacted text
     if per_transcript:
         for run in analysis.runs:
@@ -247,14 +246,10 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
         console.print(Text.assemble(("warning: ", "yellow"), said))
     if said := window_warning(analysis):
         console.print(Text.assemble(("warning: ", "yellow"), said))
-    failed = any(m.failed_compactions for m in analysis.totals())  # "(1 fail)" is said only where it shows
-    notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]  # the columns shown
-    if "recall" in columns and (dash := recall_note(shown, redacted)):
-        notes[notes.index(LEGEND["recall"])] += f"; {dash}"
-    if unfair:
-        notes.insert(notes.index(LEGEND["over"]) + 1, NOT_COMPARABLE)
-    notes.insert(0, WHO)
-    console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
+    notes = footer_notes(analysis, columns, shown, redacted=redacted, marked=unfair,
+                         captions=analysis.runs if per_transcript else [])
+    if {m.strategy for m in shown} - NO_SUMMARIES:  # no line on summaries where no strategy shown writes one
+        console.print(summaries_line(analysis.summary_model), style="dim", markup=False)  # a model's name as given
     if analysis.settings:  # said once: figures of ours with another value are no default's
         console.print(describe(analysis.settings), style="dim", markup=False)
     console.print(f"[dim]window {analysis.window:,} tokens · {analysis.price_label} ({analysis.price_figures()}) · "

@@ -8,18 +8,27 @@ and the tables' module stays within its size.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from ..models import model_info
 from ._words import plural
-from .analysis import FAIL_NOTE, Analysis
+from .analysis import FAIL_NOTE, Analysis, recall_note
 from .metrics import Metrics
+from .simulate import TranscriptRun
 from .sizing import OVERHEAD_CAP
 
 #: After the name of a strategy whose row cannot be compared with ours (`not_comparable`), and what it means.
 MARK = "*"
 NOT_COMPARABLE = (f"{MARK} = more requests over the window than ours: a provider would refuse each of them, so the "
                   "row's cost and recall do not compare")
+#: What the mark means in tables without ours (`-s none -s gemini`), where it marks every row with a request over.
+OVER_WINDOW = (f"{MARK} = requests over the window: a provider would refuse each of them, so the row's cost and "
+               "recall are not what it would have got")
+
+
+def mark_note(rows: Sequence[Metrics]) -> str:
+    """What `MARK` means under tables of these rows: beside ours, more requests over than ours; without it, any."""
+    return NOT_COMPARABLE if any(m.strategy == "ours" for m in rows) else OVER_WINDOW
 
 #: The cost parts' column (report.parts_text): hit / miss / output / summary / notes / reread.
 PARTS = "hit miss out sum notes reread $"
@@ -33,15 +42,28 @@ def summaries_line(model: str | None) -> str:
     return "summaries by the deterministic stand-in (--model NAME has a model write them)"  # 80 columns
 
 
+#: The strategies that write no summary: tables of these alone get no line on who wrote them.
+NO_SUMMARIES = frozenset({"none", "masking", "cline"})
+
 #: Under the tables: what ours is, and where each rival's behaviour is told.
-WHO = "ours = compact-agent's pipeline; each rival: docs/analyzer.md, \"The rivals\""
+OURS_IS, RIVALS_ARE = "ours = compact-agent's pipeline", "each rival: docs/analyzer.md, \"The rivals\""
+WHO = f"{OURS_IS}; {RIVALS_ARE}"
+
+
+def who_line(strategies: Collection[str]) -> str:
+    """WHO, or its half on the strategies shown: `-s none -s gemini` said what ours is, not shown."""
+    return "; ".join([*([OURS_IS] if "ours" in strategies else []), *([RIVALS_ARE] if set(strategies) - {"ours"} else [])])
 
 
 def max_output_line(analysis: Analysis) -> str:
     """The output limit the strategies were replayed with, and whose it is: batch.py takes the max
-    output of `--pricing`'s model (capped at a quarter of the window), and the rivals' triggers and
+    output of `--pricing`'s model, capped at a quarter of the window (said so: at `--window 8000`
+    the line named 2,000 tokens "deepseek-chat's", whose own is 8,192), and the rivals' triggers and
     ours' reserve are built on it, so `--pricing anthropic` moves them even at the same `--prices`."""
     name, tokens = assumed_max_output(analysis)
+    if tokens < (own := model_info(name).max_output):
+        return (f"max output {tokens:,} tokens (a quarter of the window: {name}'s own {own:,}, from --pricing, "
+                "capped there; the strategies' triggers assume it)")
     return f"max output {tokens:,} tokens ({name}'s, from --pricing; the strategies' triggers assume it)"
 
 
@@ -94,6 +116,54 @@ LEGEND = {
 }
 
 
+#: The freed column's labels, by the strategy whose rows show them (LEGEND's, for the strategies shown).
+FREED = {"ours": "ours' L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction", "masking": "mask (masking)",
+         "opencode": "prune (opencode)", "gemini": "out-mask and trunc (gemini's output masking and truncation)",
+         "anthropic-clear": "clear (anthropic-clear)"}
+#: The strategies whose rows never show `sum`: no compaction of theirs, or ours' (L5).
+NO_SUM = frozenset({"ours", "none", "masking"})
+
+
+def freed_legend(strategies: Collection[str]) -> str:
+    """What the labels of the freed column mean, for the strategies shown alone."""
+    rivals = [FREED[s] for s in FREED if s != "ours" and s in strategies]
+    rivals += ["sum (their compaction)"] if set(strategies) - NO_SUM else []
+    parts = [*([FREED["ours"]] if "ours" in strategies else []), *([f"the rivals' {', '.join(rivals)}"] if rivals else [])]
+    return f"freed: {'; '.join(parts)}" if parts else "freed: – = nothing taken out (no compaction)"
+
+
+#: Under the tables, when a caption shows the fit of a transcript's sizes (sizing.py), and when one
+#: says its recorded prompts held more than any system prompt (OVERHEAD_CAP in its place).
+FIT_NOTE = ("size = R × estimate + N overhead: how the replay sizes the transcript's requests, fitted to the "
+            "token counts it recorded: R times our count of the messages, plus N tokens sent with every request "
+            "that the file does not hold (system prompt, tool definitions); fit error = how far that formula is "
+            "from the recorded counts, on average / at most")
+CAPPED_NOTE = ("recorded prompts exceed the messages: the recorded counts are larger than the messages and any "
+               "system prompt, as the request carried content the file does not hold (a compaction request, the "
+               f"conversation it summarized); it is replayed with a {OVERHEAD_CAP:,}-token overhead in its place, "
+               "so its sizes and cost are below what was sent")
+
+
+def footer_notes(analysis: Analysis, columns: Sequence[str], shown: Sequence[Metrics], *, redacted: bool,
+                 marked: bool, captions: Sequence[TranscriptRun]) -> list[str]:
+    """The notes of the line under the tables, after the window and prices: who the strategies shown
+    are, what each column shown means (the freed column's labels for those strategies; what `MARK`
+    is, when a row of a table has it: `marked`), and the captions' terms (`captions`: the
+    transcripts whose table was printed with its caption)."""
+    strategies = {m.strategy for m in shown}
+    failed = any(m.failed_compactions for m in analysis.totals())  # "(1 fail)" is said only where it shows
+    notes = [LEGEND[c] for c in columns if c in LEGEND and (c != "compact" or failed)]
+    if "recall" in columns and (dash := recall_note(list(shown), redacted)):
+        notes[notes.index(LEGEND["recall"])] += f"; {dash}"
+    if (freed := "freed (view/req; compaction)") in columns:
+        notes[notes.index(LEGEND[freed])] = freed_legend(strategies)
+    if marked:
+        notes.insert(notes.index(LEGEND["over"]) + 1, mark_note(shown))
+    notes += [FIT_NOTE] if any(run.tm.error_mean is not None for run in captions) else []
+    notes += [CAPPED_NOTE] if any(run.tm.assumed for run in captions) else []
+    return [who_line(strategies), *notes]
+
+
 def window_warning(analysis: Analysis) -> str:
     """One line when the window is no larger than what some transcripts send with every request,
     their recorded system prompt and tools, or the OVERHEAD_CAP assumed where their recorded prompts
@@ -119,9 +189,12 @@ def window_warning(analysis: Analysis) -> str:
 def not_comparable(rows: Sequence[Metrics]) -> frozenset[str]:
     """The strategies of one table that send more requests over the window than ours: a provider
     would refuse each of those, so their cost and recall, printed as they are, cannot be set against
-    ours (at 32K Cline's total looked cheapest with 576 requests over). None without a row of ours."""
+    ours (at 32K Cline's total looked cheapest with 576 requests over). Without a row of ours, those
+    that send any (`OVER_WINDOW`): `-s none -s gemini` showed none's recall of 100% and gemini's 408
+    requests over, unmarked, as if a provider had taken them. The JSON's `comparable` stays null there."""
     ours = next((m for m in rows if m.strategy == "ours"), None)
-    return frozenset(m.strategy for m in rows if ours is not None and m.over_window > ours.over_window)
+    floor = ours.over_window if ours is not None else 0
+    return frozenset(m.strategy for m in rows if m.over_window > floor)
 
 
 def results_json(rows: Sequence[Metrics]) -> list[dict[str, object]]:
