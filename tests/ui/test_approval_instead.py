@@ -62,7 +62,7 @@ def test_no_with_an_instruction_in_a_terminal(tmp_path: Path) -> None:
 
 async def test_a_typed_answer_other_than_yes_or_no_is_what_to_do_instead(tmp_path: Path) -> None:
     run = await drive(tmp_path, bash_then_told, ["run it\r"], answers="Run Make Check\n")
-    assert "[n]o, or what to do instead (waiting for approval):" in run.out
+    assert "[n]o, or what to do instead / Enter alone: just no (waiting for approval):" in run.out
     assert (
         "declined; the model is told: Run Make Check" in run.out and "DONE: told to Run Make Check" in run.out
     )

@@ -52,8 +52,8 @@ def test_permission_prompt_and_help_print_their_brackets():
     ask = _ask(c, None, io.StringIO("a\n"))
     assert ask("bash", "echo [x] && ls [abc]") == "always"
     out = c.export_text()
-    assert ("allow? [y]es once / [a]lways this exact command this session / [n]o, or what to do instead (waiting "
-            "for approval):") in out
+    assert ("allow? [y]es once / [a]lways this exact command this session / [n]o, or what to do instead / Enter "
+            "alone: just no (waiting for approval):") in out
     assert "echo [x] && ls [abc]" in out
 
 

@@ -78,20 +78,38 @@ def typed_line(console: Console, prompt: str, stream: TextIO | None = None) -> s
         signal.signal(signal.SIGINT, previous)
 
 
+#: Typed at the question, what the menus' `n` and `i` are: "No, and tell the model what to do
+#: instead", which asks for that line (`INSTEAD_ASKED`). Typed there, `n` was a plain no and `i` went
+#: to the model as the instruction "i". A plain no is Enter alone (the menus' Esc).
+INSTEAD_KEYS = ("n", "no", "i")
+INSTEAD_ASKED = "  what should the model do instead? (Enter alone: just no) › "
+
+
 def typed_answer(console: Console, tool: str, stream: TextIO | None, held: bool = False) -> Answer | Instead:
     """The answer typed to the approval question. `held` (a line the deny rules cannot read): no
-    "always" is offered, and an `a` is a no, as an empty line is. A slash command is not what to do
-    instead (`not_words`): `/exit` leaves, any other is said not to be run here and it is asked again."""
+    "always" is offered, and an `a` is a no, as an empty line is. `n` (or `i`) asks what to do
+    instead, as at the menus; any other words are that. A slash command is not what to do instead
+    (`not_words`): `/exit` leaves, any other is said not to be run here and it is asked again."""
     always = "" if held else f"[a]lways {scope_words(tool)} this session / "
-    question = f"allow? [y]es once / {always}[n]o, or what to do instead (waiting for approval): "
-    while (typed := typed_line(console, question, stream)) is not None and (note := not_words(typed)) is not None:
-        console.print(note, style="yellow", markup=False, highlight=False)  # a slash command: asked again
-    if typed is None:  # Ctrl-C interrupts the question and the turn
-        raise asyncio.CancelledError
-    typed = typed.strip()
+    typed = asked(console, f"allow? [y]es once / {always}[n]o, or what to do instead / Enter alone: just no "
+                           "(waiting for approval): ", stream)
     answer = typed.lower()
-    if answer in ("", "n", "no") or (held and answer in ("a", "always")):
+    if answer == "" or (held and answer in ("a", "always")):
         return "deny"
     if answer in ("y", "yes", "a", "always"):
         return "once" if answer.startswith("y") else "always"
+    if answer in INSTEAD_KEYS:  # the line comes next; Enter alone there is a plain no, as after the menus' `n`
+        typed = asked(console, INSTEAD_ASKED, stream)
+        return Instead(typed) if typed else "deny"
     return Instead(typed)  # anything else is what to do instead (a no, as any other answer was)
+
+
+def asked(console: Console, question: str, stream: TextIO | None) -> str:
+    """The line typed after `question`, stripped ('' at the end of the input); a slash command is
+    said not to be run here and the line asked again (`/exit` leaves: `not_words`), and Ctrl-C
+    interrupts the question and the turn."""
+    while (typed := typed_line(console, question, stream)) is not None and (note := not_words(typed)) is not None:
+        console.print(note, style="yellow", markup=False, highlight=False)  # a slash command: asked again
+    if typed is None:
+        raise asyncio.CancelledError
+    return typed.strip()
