@@ -20,6 +20,7 @@ import pytest
 from compact_agent.replay.report import run_cli
 from compact_agent.replay.report_notes import (
     CAPPED_NOTE,
+    FIT_ERROR_NOTE,
     FIT_NOTE,
     LEGEND,
     NOT_COMPARABLE,
@@ -86,7 +87,8 @@ def test_the_freed_legend_of_every_strategy_is_the_whole_one() -> None:
 def test_the_fit_and_the_assumed_overhead_are_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "fitted.json").write_text(json.dumps(_used(2_000)))
     text = _run([tmp_path / "fitted.json"], ["ours"], capsys, window=64_000)
-    assert "× estimate + 2.0K overhead, fit error" in text and FIT_NOTE in text and CAPPED_NOTE not in text
+    assert "× estimate + 2.0K overhead, fit error" in text and CAPPED_NOTE not in text
+    assert f"{FIT_NOTE}; {FIT_ERROR_NOTE}" in text
     (tmp_path / "held.json").write_text(json.dumps(_used(50_000)))  # a compaction request's, its parent held
     text = _run([tmp_path / "held.json"], ["ours"], capsys, window=64_000)
     assert "recorded prompts exceed the messages by" in text and CAPPED_NOTE in text

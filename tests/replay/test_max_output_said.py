@@ -31,8 +31,9 @@ def test_the_footer_names_the_max_output_the_strategies_assume_and_its_model(tmp
                   "--prices", "0.28,0.028,0.42,0.28", env={"COLUMNS": None})
         assert out.returncode == 0, out.stderr
         name = price_list(pricing, None).name
-        tokens = model_info(name, window=window).max_output
-        assert f"max output {tokens:,} tokens ({name}'s, from --pricing" in _footer(out.stdout), out.stdout
+        tokens, own = model_info(name, window=window).max_output, model_info(name).max_output
+        whose = f"a quarter of the window: {name}'s own {own:,}" if tokens < own else f"{name}'s"  # capped: said so
+        assert f"max output {tokens:,} tokens ({whose}, from --pricing" in _footer(out.stdout), out.stdout
         said[pricing, window] = tokens
     assert said == {("deepseek", 64_000): 8_192, ("anthropic", 64_000): 16_000, ("anthropic", 200_000): 50_000}
 

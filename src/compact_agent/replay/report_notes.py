@@ -136,8 +136,8 @@ def freed_legend(strategies: Collection[str]) -> str:
 #: says its recorded prompts held more than any system prompt (OVERHEAD_CAP in its place).
 FIT_NOTE = ("size = R × estimate + N overhead: how the replay sizes the transcript's requests, fitted to the "
             "token counts it recorded: R times our count of the messages, plus N tokens sent with every request "
-            "that the file does not hold (system prompt, tool definitions); fit error = how far that formula is "
-            "from the recorded counts, on average / at most")
+            "that the file does not hold (system prompt, tool definitions)")
+FIT_ERROR_NOTE = "fit error = how far that formula is from the recorded counts, on average / at most"
 CAPPED_NOTE = ("recorded prompts exceed the messages: the recorded counts are larger than the messages and any "
                "system prompt, as the request carried content the file does not hold (a compaction request, the "
                f"conversation it summarized); it is replayed with a {OVERHEAD_CAP:,}-token overhead in its place, "
@@ -159,7 +159,9 @@ def footer_notes(analysis: Analysis, columns: Sequence[str], shown: Sequence[Met
         notes[notes.index(LEGEND[freed])] = freed_legend(strategies)
     if marked:
         notes.insert(notes.index(LEGEND["over"]) + 1, mark_note(shown))
-    notes += [FIT_NOTE] if any(run.tm.error_mean is not None for run in captions) else []
+    if any(run.tm.error_mean is not None for run in captions):  # a formula shown, with its error where fitted on more
+        notes.append(FIT_NOTE + (f"; {FIT_ERROR_NOTE}" if any(
+            run.tm.error_mean is not None and run.tm.samples > 1 for run in captions) else ""))
     notes += [CAPPED_NOTE] if any(run.tm.assumed for run in captions) else []
     return [who_line(strategies), *notes]
 
