@@ -116,7 +116,8 @@ def test_an_archive_named_outside_the_sessions_compact_history_is_not_read(tmp_p
 
     session = compacted(here, "s1.jsonl", str(elsewhere), 1)
     assert calls(session) == ["c1"]
-    assert (f"s1.jsonl: the archive before a full compaction is missing ({elsewhere}); replaying from the compacted "
+    assert (f"s1.jsonl: the archive before a full compaction is missing: no {elsewhere.name} in "
+            f"{os.path.realpath(here / 'compact-history')}/ (recorded as {elsewhere}); replaying from the compacted "
             "history") in load_transcript(session).warnings
 
     (here / "compact-history" / elsewhere.name).symlink_to(elsewhere)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -267,8 +268,8 @@ def test_a_missing_archive_replays_what_the_file_holds(tmp_path: Path):
                    "archive": str(gone), "time": ""},
                   [summary.summary_message("s", None, []), *_exchange(1)[:1], _exchange(1)[1]])
     t = load_transcript(store.path)
-    assert (f"s2.jsonl: the archive before a full compaction is missing ({gone}); replaying from the compacted "
-            "history") in t.warnings
+    assert (f"s2.jsonl: the archive before a full compaction is missing: no {gone.name} in "
+            f"{os.path.realpath(gone.parent)}/; replaying from the compacted history") in t.warnings
     assert [p.tool_call_id for m in t.messages for p in m.parts if isinstance(p, ToolCallPart)] == ["c1"]
 
 

@@ -163,6 +163,12 @@ class Archives:
                 if not os.path.lexists(self.folder.parent / f"{i}.jsonl")}
         return Archives(self.folder, self.ids | gone) if gone else self
 
+    def missing(self, saved: str) -> str:
+        """Why the archive saved as `saved` is not read: none of its name here (a moved project's `saved`)."""
+        here = self.folder / Path(saved).name
+        moved = "" if "\0" not in saved and os.path.realpath(saved) == str(here) else f" (recorded as {saved})"
+        return f"is missing: no {here.name} in {self.folder}/{moved}" if saved else "is missing (not recorded)"
+
     def find(self, boundary: Boundary, read: set[str]) -> tuple[Path | None, str]:
         """The archive `boundary` names, if it may be read (not one of `read`, the real paths read
         already); else None and why it is not followed ("" when it is missing)."""
@@ -207,28 +213,23 @@ def _chain(path: Path) -> tuple[list[tuple[Path, Loaded]], list[str]]:
         archive, why = archives.find(boundary, read)
         if archive is not None and len(chain) > MAX_CHAIN:
             archive, why = None, f"it is past the {MAX_CHAIN:,} archives the analyzer follows back"
-        size = _size(archive) if archive is not None else 0
+        size, before = (_size(archive) if archive is not None else 0), loaded  # before: the archive's, once read
         if archive is not None and weight + size > MAX_CHAIN_BYTES:
             archive, why = None, (f"the archives read back weigh {size_text(weight)} and it {size_text(size)}, past the "
                                   f"{size_text(MAX_CHAIN_BYTES)} the analyzer reads back in one chain")
-        if archive is None:
-            said = (f"is missing ({boundary.archive or 'not recorded'})" if not why
-                    else f"({boundary.archive}) is not followed: {why}")
+        if archive is not None:
+            read.add(str(archive))
+            try:  # opened once, a link not followed: what `find` checked cannot be swapped for a pipe or a link since
+                before = load_session_file(archive, follow_links=False)
+                why = _nothing_in(before, size)  # an emptied or garbled archive: as a missing one, said why
+            except OSError as e:
+                why = _unreadable(e)
+        if archive is None or why:
+            said = f"({boundary.archive}) is not followed: {why}" if why else archives.missing(boundary.archive)
             warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction {said}; "
                             "replaying from the compacted history")
             break
-        read.add(str(archive))
-        try:  # opened once, a link not followed: what `find` checked cannot be swapped for a pipe or a link since
-            loaded = load_session_file(archive, follow_links=False)
-        except OSError as e:
-            warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction ({boundary.archive}) "
-                            f"is not followed: {_unreadable(e)}; replaying from the compacted history")
-            break
-        if empty := _nothing_in(loaded, size):  # an emptied or garbled archive: as a missing one, said why
-            warnings.append(f"{path.name}: the archive before a {boundary.strategy} compaction ({boundary.archive}) "
-                            f"is not followed: {empty}; replaying from the compacted history")
-            break
-        path = archive
+        loaded, path = before, archive
         weight += size
         warnings += loaded.archive_warnings
         chain.append((path, loaded))
