@@ -76,15 +76,14 @@ def test_each_compact_agent_command_shown_parses(page: str, argv: list[str]) -> 
     group = typer.main.get_command(app)  # typer's own click: not the `click` package's classes
     try:
         ctx = group.make_context("compact-agent", split_query(args, typer.main.get_command(app)), resilient_parsing=False)
-    except typer.Exit as done:  # --version, --help: parsed, and they end the program there
+        with ctx:
+            rest = [*getattr(ctx, "protected_args", getattr(ctx, "_protected_args", [])), *ctx.args]
+            if rest:
+                name, sub, sub_args = group.resolve_command(ctx, rest)
+                assert sub is not None, f"{page}: {' '.join(argv)}: unknown command {name}"
+                sub.make_context(name or "", sub_args, parent=ctx).close()
+    except typer.Exit as done:  # --version, --help (also a command's: `analyze --help`): parsed, and they end there
         assert done.exit_code == 0
-        return
-    with ctx:
-        rest = [*getattr(ctx, "protected_args", getattr(ctx, "_protected_args", [])), *ctx.args]
-        if rest:
-            name, sub, sub_args = group.resolve_command(ctx, rest)
-            assert sub is not None, f"{page}: {' '.join(argv)}: unknown command {name}"
-            sub.make_context(name or "", sub_args, parent=ctx).close()
 
 
 MAKE = [seg for _, line in SHOWN for seg in _segments(line) if seg and seg[0] == "make"]
