@@ -68,4 +68,4 @@ async def test_files_read_again_each_turn_cost_no_more_than_sending_everything()
     none = measure([await replay(t, NoCompaction(s), s)], PRICING["deepseek"])
     assert none.cost > 0 and mine.requests == none.requests == 24
     assert mine.cost <= none.cost, (mine.cost, none.cost)  # was 2x: every read again cut the cache
-    assert mine.cached_tokens >= 0.85 * none.cached_tokens
+    assert mine.cache_share >= 0.8  # each read again cut the prompt deep, and most of it went uncached

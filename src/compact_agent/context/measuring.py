@@ -115,10 +115,10 @@ class Measuring:
                       collapse_blocking=self.limits.collapse_blocking, cache_ttl_s=self.cache_ttl_s,
                       provider=self.provider, overhead=self.calibration.tokens(self.overhead),
                       prices=self.prices if self.schedule.priced_by(self) else None,
-                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self),
+                      growth=self.schedule.growth.rate, compact_at=self.schedule.next_compaction_at(self, view=True),
                       ratio=self.calibration.ratio, credit=self.schedule.credit, forget=self._forget(tokens_now),
                       hot=self.schedule.reuse.hot if self.schedule.reuse is not None else None,
-                      estimate=self.estimate)
+                      estimate=self.estimate, horizon=float(self.requests))
 
     def _forget(self: _Measured, tokens_now: int) -> Callable[[int, str], float] | None:
         """The view layers' price of forgetting, for a request of `tokens_now` (reuse.py; depths estimated)."""

@@ -151,6 +151,22 @@ class CompactionPlan:
     payback: float  # requests needed to earn the fixed cost back
     horizon: float  # requests still expected in the session
     rebuild: float = 0.0  # what the compaction would keep
+    context: float = 0.0  # the history it was planned for
+    lost: float = 0.0  # USD of the look-agains it causes
+
+    def pays_at(self, growth: float, prices: Prices) -> float:
+        """Where (history tokens) this plan, declined for its payback, would be made: the history grows
+        by `growth` a request and the session is expected to last one request longer with each, until
+        holding what it frees over the expected rest pays for its cost and look-agains: the least j with
+        hit x (context + j x growth - rebuild) x (horizon + j) >= fixed_cost + lost. Infinite when
+        holding costs nothing."""
+        if prices.hit <= 0:
+            return math.inf
+        g, held = max(growth, 1.0), self.context - self.rebuild
+        a, b = g, held + g * self.horizon
+        c = held * self.horizon - (self.fixed_cost + self.lost) * 1e6 / prices.hit
+        j = 0.0 if c >= 0 else math.ceil((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))
+        return self.context + j * g
 
     @property
     def credit_per_token(self) -> float:
@@ -223,7 +239,7 @@ def plan_compaction(*, context: int, rebuild: int, overhead: int, summary_tokens
     saving = held - (lost / horizon if horizon > 0 else forget)
     payback = (k + lost) / held if held > 0 else math.inf
     return CompactionPlan(compact=context >= point and payback <= horizon, point=point, fixed_cost=k,
-                          saving=saving, payback=payback, horizon=horizon, rebuild=rebuild)
+                          saving=saving, payback=payback, horizon=horizon, rebuild=rebuild, context=context, lost=lost)
 
 
 def rewrite_pays(*, tail: int, removed: int, requests: float, prices: Prices, credit: float = 0.0,

@@ -178,6 +178,7 @@ class Schedule(ScheduleState):
         earliest = self._plan(cm, context, self.summary_size(cm.limits), fixed, summary_share=0.0 if records else None,
                               cold=cold)
         if context < earliest.point:
+            self.last_plan = None
             return False
         rebuild = self._rebuild(cm, messages)
         forget = self.forget(cm, messages, fixed + rebuild)
@@ -213,12 +214,11 @@ class Schedule(ScheduleState):
         `request_tokens`, when the window forces a compaction whatever the schedule decides."""
         return self.growth.requests_until(self.hard_limit(cm) - request_tokens)
 
-    def next_compaction_at(self, cm: ManagerView) -> int:
-        """Where (request size, overhead included) the next compaction is expected: the cheapest
-        point for what the latest compaction kept when that comes before the threshold, else the
-        threshold. Sets `credit` for the view layers' own pricing."""
+    def next_compaction_at(self, cm: ManagerView, view: bool = False) -> int:
+        """Where (request size, overhead included) the next compaction is expected: the cheapest point for what
+        the latest compaction kept before the threshold, else it; for the view layers, `declined_past`'s."""
         at, self.credit = self.expected_compaction(cm)
-        return at
+        return self.declined_past(at, int(cm.limits.threshold), cm.calibration.tokens(cm.overhead)) if view else at
 
     def expected_compaction(self, cm: ManagerView) -> tuple[int, float]:
         """`next_compaction_at` and the credit per token freed there, changing nothing (the session

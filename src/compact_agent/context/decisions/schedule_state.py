@@ -89,6 +89,18 @@ class ScheduleState:
             self.summary_sent += prefix
             self.summary_cached += min(cached, prefix)
 
+    def declined_past(self, at: int, threshold: int, fixed: int) -> int:
+        """Where the view layers are told the next compaction comes, `at` the schedule's point: where one
+        declined past that point (its payback too long yet, or its look-agains too dear) would pay back
+        (`CompactionPlan.pays_at`), before `threshold`. Told the point already passed, no clearing or
+        fold paid (0 requests to save over), and stale tool results stayed while the history grew to
+        the threshold: eight turns of builds and reads, replayed at 128K, cost what sending everything
+        did ($0.106, anthropic-clear's $0.085 at the same recall; now $0.067)."""
+        last = self.last_plan
+        if last is None or last.compact or at >= threshold:
+            return at
+        return int(min(threshold, max(at, last.pays_at(self.growth.rate, self.prices) + fixed)))
+
     def summary_size(self, limits: Limits) -> int:
         """The size a summary is expected to have in a window of `limits`: as this session's have
         been (`summary_tokens`, its prior before any), but never more than the room the output

@@ -200,11 +200,8 @@ class Layer(Protocol):
 
 @dataclass
 class Budget:
-    """What a layer may know about the request it shapes.
-
-    `tokens` is the calibrated size of the view as it reaches the layer; `now` comes from an
-    injected clock so time-based decisions are testable.
-    """
+    """What a layer may know about the request it shapes. `tokens` is the calibrated size of the view
+    as it reaches the layer; `now` comes from an injected clock so time-based decisions are testable."""
 
     window: int
     threshold: int
@@ -222,9 +219,10 @@ class Budget:
     compact_at: int = 0
     ratio: float = 1.0  # provider tokens per estimated token (the pipeline's calibration)
     credit: float = 0.0  # USD per token freed, for the compactions that freeing postpones
-    # USD per request of the look-agains caused by removing what lies deeper than an estimated
-    # depth (tokens back from the end) of a kind (reuse.py `Reach`: "any", "result", "cold",
-    # "cold_result"), from the session's measured reuse. None: forgetting is not priced.
+    horizon: float = float("inf")  # requests the session is still expected to last (as long again as so far)
+    # USD per request of the look-agains caused by removing what lies deeper than an estimated depth (tokens
+    # back from the end) of a kind (reuse.py `Reach`: "any", "result", "cold", "cold_result"), from the
+    # session's measured reuse. None: forgetting is not priced.
     forget: Callable[[int, str], float] | None = None
     hot: Callable[[str], bool] | None = None  # tool results the model is still using (reuse.py)
     # The estimated size of messages as the provider counts them (the manager's `estimate`: without
@@ -251,10 +249,10 @@ class Budget:
                             credit=self.credit, forget=forget)
 
     def requests_until_compaction(self, freed: int = 0) -> float:
-        """Requests expected before the next compaction if `freed` tokens left the context now."""
+        """Requests expected before the next compaction if `freed` tokens left the context now, in `horizon`."""
         if self.growth <= 0:
             return 0.0
-        return max(0.0, (self.compact_at - self.tokens + freed) / self.growth)
+        return min(self.horizon, max(0.0, (self.compact_at - self.tokens + freed) / self.growth))
 
     @property
     def room(self) -> int:
