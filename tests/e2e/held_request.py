@@ -40,8 +40,15 @@ def held_server() -> tuple[FakeOpenAIServer, threading.Event, threading.Event]:
 def terminated(cli, sig: signal.Signals, *args: str) -> tuple[int, list[str], str]:
     """Runs `-p "remember HERON" ARGS`, sends `sig` while its request is held: exit, stdout lines, stderr."""
     server, arrived, release = held_server()
+    return signalled(cli, server, arrived, release, sig, "-p", "remember HERON", *args)
+
+
+def signalled(cli, server: FakeOpenAIServer, arrived: threading.Event, release: threading.Event,
+              sig: signal.Signals, *argv: str) -> tuple[int, list[str], str]:
+    """Runs `ARGV` against `server`, sends `sig` once `arrived` is set (the server holding a request until
+    `release`): exit, stdout lines, stderr."""
     with server:
-        proc = start(cli, "-p", "remember HERON", *args, *fake(server))
+        proc = start(cli, *argv, *fake(server))
         try:
             assert arrived.wait(60), proc.stderr.read() if proc.poll() is not None else "no request"
             proc.send_signal(sig)

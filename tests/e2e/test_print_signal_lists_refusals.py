@@ -14,9 +14,8 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_results
 
-from .held_request import start
+from .held_request import signalled
 from .test_print_interrupted import LINE as INTERRUPTED
-from .test_print_prompt_saved_early import fake
 from .test_print_terminated import LINE as TERMINATED
 
 REFUSED = ("compact-agent: refused 2 actions: 1 action by the deny rules, which --yes does not lift: bash(rm -f x) "
@@ -40,18 +39,7 @@ def refused_then_stopped(cli, sig: signal.Signals, *args: str) -> tuple[int, lis
         release.wait(60)
         return Reply.text("done")
 
-    with FakeOpenAIServer(reply) as server:
-        proc = start(cli, "-p", "tidy up", *args, *fake(server))
-        try:
-            assert arrived.wait(60), proc.stderr.read() if proc.poll() is not None else "no second request"
-            proc.send_signal(sig)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            release.set()
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    return proc.returncode, out.decode().splitlines(), err.decode()
+    return signalled(cli, FakeOpenAIServer(reply), arrived, release, sig, "-p", "tidy up", *args)
 
 
 @pytest.mark.parametrize(("sig", "code", "line"), [(signal.SIGTERM, -signal.SIGTERM, TERMINATED.format("SIGTERM")),
