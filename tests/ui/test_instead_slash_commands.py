@@ -8,34 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compact_agent.agent.safety.permissions import INSTEAD
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, tool_results
+from tests.fakes.openai_server import FakeOpenAIServer
 
 from .pty_driver import Terminal
+from .test_approval_instead import asked_what_instead as asked_instead
+from .test_approval_instead import bash_then_told
 
 ASKED = "what should the model do instead?"
 RESUME = "resume this session with:"
-
-
-def bash_then_told(req) -> Reply:  # type: ignore[no-untyped-def]
-    """A bash call; then what its result was: the user's instruction, refused or ran."""
-    results = tool_results(req)
-    if not results:
-        return Reply.tools([("bash", {"command": "echo RAN-$((40+2))"})])
-    content = str(results[-1]["content"])
-    if INSTEAD in content:
-        return Reply.text("DONE: told to " + content.split(INSTEAD, 1)[1].strip())
-    return Reply.text("DONE: " + ("refused" if "permission denied" in content else "ran"))
-
-
-def asked_instead(term: Terminal) -> int:
-    """`run it`, then `n` at the menu: the offset where it asks what to do instead."""
-    start = term.prompt()
-    term.type("run it\r")
-    menu = term.read_until("Allow bash?", start)
-    term.read_until("ctrl-c stops", menu)
-    term.type("n")
-    return term.read_until(ASKED, menu)
 
 
 def left(term: Terminal, after: int) -> int:
