@@ -42,6 +42,11 @@ os.environ.pop("SSL_CERT_DIR", None)
 # vain and fail. The tests start from the default; the ones about an ignored SIGHUP set it themselves.
 if hasattr(signal, "SIGHUP"):
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+# Started in the background by a shell without job control (`make test &` in a script), the suite
+# inherits SIGINT ignored, and so did every agent it started: each test of Ctrl-C waited 30 s in vain
+# (236 of them failed so). Python's own handler, as an interactive start has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
