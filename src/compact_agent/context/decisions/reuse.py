@@ -57,6 +57,14 @@ succession, (k+1)/(n+2). Measured over the recorded sessions whose text can be r
 none of the recent responses had reached past 4K, 16% of the next did (succession 9%, Jeffreys
 5%). Neither is better throughout; the one that forgets less stays. (Sessions replayed on filler
 for redacted text reach back for nothing, so they favour any smaller prior and are left out.)"""
+RARE_EVIDENCE = 100
+"""Responses a reach into a result never cited again (`cold_result`, what microcompact would clear) is
+measured over: such reaches are rare, and over 30 responses the rule of succession never put their
+chance below 1/32, which at the default wait price outweighed holding ~20K tokens of stale build logs
+at DeepSeek's hit price (microcompact never cleared them). Over the last 100 its log-loss on the
+recorded sessions whose text can be read is lower at every depth from 1K to 32K (0.545 -> 0.539 at 1K,
+0.129 -> 0.123 at 32K, `benchmarks/stall_calibration.py --kind cold_result`); for the other kinds it
+is higher (`any` 0.452 -> 0.466 at 16K), so they keep the recent 30."""
 MAX_SPAN = 400
 """Requests `Reuse.stall_rate_over` averages over at most."""
 MAX_WAIT_SCALE = 12.0
@@ -258,7 +266,7 @@ class Reuse:
             self.cited = {k: v for k, v in self.cited.items() if self.responses - v < self.recent}
         reach = Reach(deep["any"], deep["result"], deep["cold"], deep["cold_result"])
         self.reaches.append(reach)
-        while len(self.reaches) > self.recent:
+        while len(self.reaches) > RARE_EVIDENCE:
             self.reaches.popleft()
         return reach
 
@@ -297,13 +305,19 @@ class Reuse:
         last = self.cited.get(tool_call_id)
         return last is not None and self.responses - last < self.recent
 
+    def evidence(self, kind: str) -> list[Reach]:
+        """The reaches a rate of `kind` is measured over: the recent responses', or for a result never
+        cited again (`cold_result`) the last `RARE_EVIDENCE`'s."""
+        return list(self.reaches)[-(RARE_EVIDENCE if kind == "cold_result" else self.recent):]
+
     def stall_rate(self, depth: int, kind: str = "any") -> float:
         """The chance that the next response needs something deeper than `depth` tokens back (of
         the `kind` of `Reach`): the share of recent responses that reached that far, by the rule of
         succession ((k+1)/(n+2), `PRIOR_REACHED`), so a session with little evidence is not assumed
         to forget nothing."""
-        n = len(self.reaches)
-        k = sum(1 for r in self.reaches if r.depth(kind) > depth)
+        seen = self.evidence(kind)
+        n = len(seen)
+        k = sum(1 for r in seen if r.depth(kind) > depth)
         return (k + PRIOR_REACHED) / (n + PRIOR_RESPONSES)
 
     def time_round_trip(self, seconds: float) -> None:
@@ -329,7 +343,7 @@ class Reuse:
         lies deeper than `depth` tokens: what was dropped sinks by `growth` tokens a request, so a
         later response must reach further back to miss it (`stall_rate` at each request's depth)."""
         n = max(1, min(int(requests), MAX_SPAN))
-        deeper = sorted(r.depth(kind) for r in self.reaches)
+        deeper = sorted(r.depth(kind) for r in self.evidence(kind))
         total = len(deeper)
         step = max(growth, 0.0)
         return (sum(total - bisect.bisect_right(deeper, depth + j * step) + PRIOR_REACHED for j in range(n))
