@@ -5,7 +5,6 @@ The cost in a replayed session: tests/replay/test_reads_again_keep_the_cache.py.
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -22,12 +21,7 @@ from compact_agent.context.layers.snip import SUPERSEDED, Snip
 from compact_agent.context.plumbing import tokens
 from compact_agent.context.plumbing.events import Budget
 from tests.context.strategies import BASE as T0
-
-FILES = [f"src/m{k}.py" for k in range(5)]
-
-
-def text_of(path: str) -> str:
-    return "".join(f"def {Path(path).stem}_f{i}(x):\n    return x * {i}  # {path}\n" for i in range(180))
+from tests.replay.synthetic import FILES, text_of
 
 
 def _budget(messages: list[ModelMessage], *, ttl: float = 3_600.0) -> Budget:

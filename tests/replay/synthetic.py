@@ -69,6 +69,15 @@ def sim(window: int, tm: TokenModel | None = None, max_output: int = 4_000) -> S
     return Sim(window, tm or TokenModel(), standin_summarize, max_output=max_output)
 
 
+FILES = [f"src/m{k}.py" for k in range(5)]
+"""Five source files a session reads again and again (`text_of`: ~2K tokens each)."""
+
+
+def text_of(path: str) -> str:
+    """The unchanging text of one of `FILES`."""
+    return "".join(f"def {Path(path).stem}_f{i}(x):\n    return x * {i}  # {path}\n" for i in range(180))
+
+
 class Spy:
     """Wraps a strategy and keeps every view it sent."""
 

@@ -29,13 +29,7 @@ from compact_agent.replay.metrics import measure
 from compact_agent.replay.ours import Ours
 from compact_agent.replay.simulate import replay
 
-from .synthetic import T0, sim
-
-FILES = [f"src/m{k}.py" for k in range(5)]
-
-
-def text_of(path: str) -> str:
-    return "".join(f"def {Path(path).stem}_f{i}(x):\n    return x * {i}  # {path}\n" for i in range(180))
+from .synthetic import FILES, T0, sim, text_of
 
 
 def rereads(turns: int, step_s: int = 20) -> list[ModelMessage]:
