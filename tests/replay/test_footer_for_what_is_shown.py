@@ -69,7 +69,7 @@ def test_without_ours_rows_over_the_window_are_marked_and_ours_is_not_spoken_of(
                                                           "masking and truncation), sum (their compaction)")
     assert "summaries by the deterministic stand-in" in text  # gemini writes them
     got = json.loads(_run([tmp_path], ["none", "cline"], capsys, as_json=True))
-    assert [r["comparable"] for r in got["totals"]] == [None, None]  # the JSON's field as it was
+    assert [r["comparable"] for r in got["totals"]] == [False, True]  # as the table marks them: none*, cline
     alone = _run([tmp_path], ["none", "cline"], capsys)
     assert "│none* │" in alone and "summaries by" not in alone  # neither writes a summary
 

@@ -12,14 +12,16 @@ from ..models import ModelInfo
 from .analysis import Analysis
 from .given_settings import changed
 from .metrics import writes_billed
-from .report_notes import assumed_max_output, results_json, window_warning
+from .report_notes import assumed_max_output, comparable_against, results_json, window_warning
 from .simulate import describe_fit
 
 
 def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
     head = {"window": analysis.window, "pricing": analysis.pricing, "prices": prices_json(analysis.price, analysis.given_prices),
             "summary_model": analysis.summary_model, "window_warning": window_warning(analysis) or None,
-            "max_output": dict(zip(("model", "tokens"), assumed_max_output(analysis), strict=True))}
+            "max_output": dict(zip(("model", "tokens"), assumed_max_output(analysis), strict=True)),
+            "comparable_against": comparable_against([r.strategy for r in analysis.runs[0].runs])
+            if analysis.runs else None}
     if settings := changed(analysis.settings):  # the values `--set` gave ours other than the defaults
         head["settings"] = settings
     if totals_only:

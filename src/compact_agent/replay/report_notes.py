@@ -193,19 +193,27 @@ def not_comparable(rows: Sequence[Metrics]) -> frozenset[str]:
     would refuse each of those, so their cost and recall, printed as they are, cannot be set against
     ours (at 32K Cline's total looked cheapest with 576 requests over). Without a row of ours, those
     that send any (`OVER_WINDOW`): `-s none -s gemini` showed none's recall of 100% and gemini's 408
-    requests over, unmarked, as if a provider had taken them. The JSON's `comparable` stays null there."""
+    requests over, unmarked, as if a provider had taken them. The JSON's `comparable` is false for the
+    rows marked either way, and its `comparable_against` says which (`comparable_against`)."""
     ours = next((m for m in rows if m.strategy == "ours"), None)
     floor = ours.over_window if ours is not None else 0
     return frozenset(m.strategy for m in rows if m.over_window > floor)
 
 
+def comparable_against(strategies: Collection[str]) -> str:
+    """What the JSON's `comparable` of these strategies' rows is measured against: "ours" (false =
+    more requests over the window than ours) or, without ours, "window" (false = any request over the
+    window). It was null without ours, so a script keeping the rows that compare kept none, and
+    `none`, marked `none*` in the table for its requests a provider would refuse, read as unjudged."""
+    return "ours" if "ours" in strategies else "window"
+
+
 def results_json(rows: Sequence[Metrics]) -> list[dict[str, object]]:
     """The rows of one table for `--json`, each with `comparable`: false for a row `not_comparable`
-    marks, null in a table without ours."""
+    marks, as the table marks it (`MARK`), beside ours or without it (`comparable_against`)."""
     unfair = not_comparable(rows)
-    has_ours = any(m.strategy == "ours" for m in rows)
     return [{**m.to_json(), "cost_parts": parts_summing(m.cost, m.cost_parts),
-             "comparable": (m.strategy not in unfair) if has_ours else None} for m in rows]
+             "comparable": m.strategy not in unfair} for m in rows]
 
 
 def parts_summing(cost: float, parts: Mapping[str, float]) -> dict[str, float]:
