@@ -32,12 +32,12 @@ beside it, is not). Each file is read once: a boundary that names its own file, 
 read (a loop), ends the chain, as does one past MAX_CHAIN archives or past MAX_CHAIN_BYTES of them. The
 chain is walked in a loop, not by recursion, so its length takes no stack. Each archive not followed is
 said in a note, with why. What the session's layers 1-4 kept out of its requests, which its recorded
-usage does not count, is read from its event log (`view_events`), for the fit of its sizes (sizing.kept_out).
+usage does not count, is read from its event log (_own_events.py), for the fit of its sizes (sizing.kept_out);
+the stretches a rewind undid (`Undone`) are said to it, as what was decided there no longer stands.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -59,8 +59,8 @@ from pydantic_ai.messages import (
 
 from ..context.compaction.summary import SUMMARY_MARK, UPDATE_HEADS, is_synthetic_text
 from ..regular_file import NotRegular
+from ..session.answered import INPUT_CUT
 from ..session.archives import archive_moment
-from ..session.event_log import EventLog
 from ..session.listing import NOT_FOLDING
 from ..session.orphans import ARCHIVES
 from ..session.removal import size_text
@@ -80,6 +80,14 @@ MAX_CHAIN = 1_000
 #: files. A session of 1,000 requests then has a chain of 11-22 MB: 256 MB is ten times that, some
 #: 12,000 requests at the heavier rate, and bounds what a crafted or runaway chain can make the replay hold.
 MAX_CHAIN_BYTES = 256 << 20
+
+ViewEvent = tuple[datetime, int, str]
+"""(when, our estimate of the tokens it kept out of the request, and for how long: "kept" for every
+later request, "alone" for its own, "reset" a compaction, which ends what the ones before kept out,
+"forget" a compaction a rewind undid, which ends them too but is none the replay lacks): _own_events.py."""
+Undone = tuple[datetime | None, datetime | None]
+"""A stretch of the session a rewind undid (or an edited history: an answer asked for again, a branch),
+as (after, until): from the last response it kept (None: the start) to the rewrite."""
 
 
 def looks_like_record(record: Any) -> bool:
@@ -263,23 +271,26 @@ def _unreadable(e: OSError) -> str:
     return f"it cannot be read ({e.strerror or e})"
 
 
-def rebuild(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
-    """(full messages, compactions with their message index, warnings) for one session file."""
+def rebuild(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str], list[Undone]]:
+    """(full messages, compactions with their message index, warnings, the stretches rewinds undid)
+    for one session file."""
     chain, warnings = _chain(path)
     _, oldest = chain.pop()
     messages = strip_compaction(oldest.messages) if oldest.boundaries else list(oldest.messages)
     compactions: list[dict[str, Any]] = []
+    undone: list[Undone] = []
     del oldest
     while chain:
         _, loaded = chain.pop()
-        messages, compactions = _joined(messages, compactions, loaded)
-    return messages, compactions, warnings
+        messages, compactions = _joined(messages, compactions, loaded, undone)
+    return messages, compactions, warnings, undone
 
 
-def _joined(prior: list[ModelMessage], compactions: list[dict[str, Any]], loaded: Loaded
+def _joined(prior: list[ModelMessage], compactions: list[dict[str, Any]], loaded: Loaded, undone: list[Undone]
             ) -> tuple[list[ModelMessage], list[dict[str, Any]]]:
     """The conversation `prior` (the archive's, rebuilt) with what the file `loaded` holds after its
-    newest boundary, and the compactions so far with that boundary's."""
+    newest boundary, and the compactions so far with that boundary's; a rewrite that undid some of
+    `prior` adds the stretch it undid to `undone`."""
     boundary = loaded.boundaries[-1]
     keys = [content_key(m) for m in prior]
     if boundary.trigger in NOT_FOLDING:
@@ -287,6 +298,8 @@ def _joined(prior: list[ModelMessage], compactions: list[dict[str, Any]], loaded
         n = 0
         while n < len(rest) and n < len(prior) and content_key(rest[n]) == keys[n]:
             n += 1
+        if n < len(prior) and boundary.trigger != INPUT_CUT:  # a prompt cut to the window undid no decision
+            undone.append(_stretch(prior[:n], rest[n:], boundary))
         return prior[:n] + rest[n:], [c for c in compactions if c["message_index"] <= n]
     copied = _copied_ids(loaded.messages)
     at = _last_compaction_message(loaded.messages)
@@ -298,6 +311,14 @@ def _joined(prior: list[ModelMessage], compactions: list[dict[str, Any]], loaded
                         "post_tokens": boundary.tokens_after, "timestamp": boundary.time,
                         "message_index": len(prior), "summary_chars": 0})
     return prior + rest, compactions
+
+
+def _stretch(kept: Sequence[ModelMessage], after: Sequence[ModelMessage], boundary: Boundary) -> Undone:
+    """What the rewrite `boundary` undid, in time: after the last response of the messages it `kept`,
+    until its own time (a rewind saved by an older version has none: until the first message `after` it)."""
+    last = next((utc(m.timestamp) for m in reversed(kept) if isinstance(m, ModelResponse)), None)
+    until = boundary.when or next((utc(m.timestamp) for m in after if m.timestamp is not None), None)
+    return last, until
 
 
 def _last_compaction_message(messages: Sequence[ModelMessage]) -> int:
@@ -344,9 +365,9 @@ def _kept_tail(after: Sequence[ModelMessage], keys: Sequence[str]) -> int:
     return 0
 
 
-def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str]]:
+def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str], list[Undone]]:
     """The rebuilt conversation made provider-valid (as every importer's output is)."""
-    messages, compactions, warnings = rebuild(path)
+    messages, compactions, warnings, undone = rebuild(path)
     valid, notes = make_valid(messages)
     if len(valid) != len(messages):
         # Indices moved: re-anchor each compaction at the first message that survived after it.
@@ -356,44 +377,7 @@ def load(path: Path) -> tuple[list[ModelMessage], list[dict[str, Any]], list[str
             c["message_index"] = later[0] if later else len(valid)
     if compactions:
         warnings.append(f"rebuilt the full conversation across {plural(len(compactions), 'compaction')} from the archives")
-    return valid, compactions, warnings + notes
-
-
-#: Layers 1-4 (docs/pipeline.md): they shape what one request sends, never the history the replay holds.
-VIEW_LAYERS = frozenset({"budget", "snip", "microcompact", "collapse"})
-ViewEvent = tuple[datetime, int, str]
-"""(when, our estimate of the tokens it kept out of the request, and for how long: "kept" for every
-later request, "alone" for its own, "reset" a compaction, which ends what the ones before kept out)."""
-
-
-def view_events(path: Path, messages: Sequence[ModelMessage]) -> list[ViewEvent] | None:
-    """The view layers' decisions in the conversation `messages` of the session file `path`, and its
-    compactions, in time order, from its event log (`<id>/events.jsonl` in its side folder); None
-    without a log to read. A decision is frozen once made (a result moved to a file stays a preview):
-    its saving (`freed`) holds for every later request until a compaction replaces the history, but
-    for a view fitted to the window (`budget`/`shrink`), its request's alone."""
-    real = Path(os.path.realpath(path))
-    folder = real.parent.parent if real.parent.name == ARCHIVES else real.parent
-    logs = [folder / i for i in sorted(Archives.of(path).ids) if (folder / i / "events.jsonl").is_file()]
-    try:  # read as a regular file only, an OSError else (session/lines.py): no log to go by
-        read = EventLog(logs[0], str).read() if logs else None
-    except OSError:
-        read = None
-    ours = {m.conversation_id for m in messages if isinstance(m, ModelResponse)} | {None}
-    out = []
-    for e in read if read is not None else []:
-        freed, time, detail = e.get("freed"), e.get("time"), e.get("detail")
-        if e.get("action") == "failed" or e.get("conversation_id") not in ours or not isinstance(time, str):
-            continue
-        if e.get("layer") == "compact" and isinstance(detail, dict) and isinstance(detail.get("archive"), str):
-            freed, kind = 0, "reset"  # it rewrote the history, archived first
-        elif e.get("layer") in VIEW_LAYERS and isinstance(freed, int) and not isinstance(freed, bool) and freed > 0:
-            kind = "alone" if e.get("action") == "shrink" else "kept"
-        else:
-            continue
-        with contextlib.suppress(ValueError):
-            out.append((utc(datetime.fromisoformat(time)), freed, kind))
-    return sorted(out, key=lambda e: e[0]) if read is not None else None
+    return valid, compactions, warnings + notes, undone
 
 
 def utc(t: datetime) -> datetime:

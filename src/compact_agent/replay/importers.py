@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage
 
-from . import _claude_code, _cline, _cline_sdk, _codex, _codex_early, _compact_agent, _gemini_cli
+from . import _claude_code, _cline, _cline_sdk, _codex, _codex_early, _compact_agent, _gemini_cli, _own_events
 from ._common import BadField, ConversationBuilder, counted, wrong_kind
 from ._openai_chat import import_chat, import_mini_swe_agent
 from ._recorded import decoded, invalid_bytes_note, loads, set_aside_absurd_usage
@@ -143,12 +143,12 @@ def load_transcript(path: Path) -> Transcript:
     sniffed = _sniff(path)
     if sniffed.format == "compact-agent":
         try:  # opened again to be read whole: a pipe or a device swapped in since the sniff is refused, not waited on
-            messages, compactions, warnings = _compact_agent.load(path)
+            messages, compactions, warnings, undone = _compact_agent.load(path)
         except OSError as exc:
             raise _cannot_read(path, exc) from None
         warnings += [said] if (said := set_aside_absurd_usage(messages)) else []
         return Transcript(path, "compact-agent", messages, sniffed.bad_lines, recorded_compactions=compactions,
-                          warnings=warnings, view_events=_compact_agent.view_events(path, messages))
+                          warnings=warnings, view_events=_own_events.view_events(path, messages, undone))
     builder = ConversationBuilder(fallback_time=_mtime(path))
     builder.skipped = sniffed.bad_lines
     builder.warnings.extend(sniffed.line_warnings())

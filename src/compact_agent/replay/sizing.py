@@ -90,7 +90,7 @@ def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage], rebu
     where they kept anything out: a decision counts for the first response after it and every later one
     until a compaction; a view fitted to the window alone makes its request's size unknown (None: not
     fitted), as does a compaction after the response that `rebuilt` (the recorded compactions' places)
-    does not place after it: a history replayed from a compacted one (its archive missing) holds the
+    does not place after it (not one a rewind undid, `forget`, which only ends what was kept out): a history replayed from a compacted one (its archive missing) holds the
     rounds the compaction kept, whose requests had sent the longer history it replaced. Recorded
     usage is of what was sent: at a 12K window, a session whose five file reads were moved to files
     (previews sent) was fitted against the full reads and said 'best fit off by 157%: a stand-in model's
@@ -103,7 +103,7 @@ def kept_out(events: Sequence[ViewEvent], messages: Sequence[ModelMessage], rebu
         alone, when = False, utc(m.timestamp)
         while at < len(events) and events[at][0] <= when:
             _, freed, kind = events[at]
-            total = 0 if kind == "reset" else total + freed if kind == "kept" else total
+            total = 0 if kind in ("reset", "forget") else total + freed if kind == "kept" else total
             alone, at = alone or kind == "alone", at + 1
         resets = sum(kind == "reset" for _, _, kind in events[at:])
         if alone or resets > sum(c > i for c in rebuilt):
