@@ -56,10 +56,18 @@ def test_n_and_i_ask_what_to_do_instead_and_enter_is_just_no(tmp_path: Path) -> 
     assert [INSTEAD in t for t in told] == [True, False, False], told  # never told "i"
 
 
+class Typed(io.StringIO):
+    """Lines typed at a terminal (a dumb one): read from a pipe, `n` is a plain no
+    (test_piped_answers_in_order.py)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def test_the_typed_question_for_a_held_line_takes_them_too() -> None:
     why = "the deny rules ('rm *') cannot tell what this line runs"
     console = Console(record=True, file=io.StringIO(), width=200, force_terminal=False)
-    ask = make_ask(console, nothing, io.StringIO("n\nuse printf\nI\n\nno\nsay why\n\n"))
+    ask = make_ask(console, nothing, Typed("n\nuse printf\nI\n\nno\nsay why\n\n"))
     assert ask("bash", "echo $((i+1))", held=why) == Instead("use printf")
     assert ask("bash", "echo $((i+1))", held=why) == "deny"  # `I`, then Enter alone
     assert ask("bash", "echo $((i+1))", held=why) == Instead("say why")  # `no` is the [n]o

@@ -1,6 +1,10 @@
 """The approval question asked as one typed line (a dumb terminal, a pipe, a test's stream), and
 what "always" allows (`scope_words`), which the drawn menu (approval.py) says too; and what a line
-typed as what the model should do instead is when it is a slash command (`not_words`)."""
+typed as what the model should do instead is when it is a slash command (`not_words`).
+
+Typed at a terminal, `n` is the menus' `n`: no, and a second line asks what to do instead. Read from a
+pipe or a file (`piped`), each line answers one question: `n` is a plain no, and only `i` (or
+`instead`) takes the next line as what to do instead; a script cannot see a second line asked."""
 
 from __future__ import annotations
 
@@ -82,23 +86,37 @@ def typed_line(console: Console, prompt: str, stream: TextIO | None = None) -> s
 #: instead", which asks for that line (`INSTEAD_ASKED`). Typed there, `n` was a plain no and `i` went
 #: to the model as the instruction "i". A plain no is Enter alone (the menus' Esc).
 INSTEAD_KEYS = ("n", "no", "i")
+#: Read from a pipe (`piped`), the answers that ask for that line: `n` there is a plain no. It asked
+#: the line too, and the answer a script meant for the next question went to the model as its
+#: instruction (`n` then `y` told the model "y").
+PIPED_INSTEAD_KEYS = ("i", "instead")
 INSTEAD_ASKED = "  what should the model do instead? (Enter alone: just no) › "
+
+
+def piped(stream: TextIO | None) -> bool:
+    """Whether the answers are read from a pipe or a file (`stream`, else stdin), not typed at a
+    terminal: lines written ahead, which do not see what is asked after them. The command line's
+    REPL refuses a piped stdin (use -p); answers come so through run_repl's `ask_stream`."""
+    source = stream if stream is not None else sys.stdin
+    isatty = getattr(source, "isatty", None)
+    return not callable(isatty) or not isatty()
 
 
 def typed_answer(console: Console, tool: str, stream: TextIO | None, held: bool = False) -> Answer | Instead:
     """The answer typed to the approval question. `held` (a line the deny rules cannot read): no
     "always" is offered, and an `a` is a no, as an empty line is. `n` (or `i`) asks what to do
-    instead, as at the menus; any other words are that. A slash command is not what to do instead
+    instead, as at the menus; any other words are that. Read from a pipe (`piped`), `n` is a plain
+    no and `i` (or `instead`) asks that line. A slash command is not what to do instead
     (`not_words`): `/exit` leaves, any other is said not to be run here and it is asked again."""
-    always = "" if held else f"[a]lways {scope_words(tool)} this session / "
+    always, pipe = "" if held else f"[a]lways {scope_words(tool)} this session / ", piped(stream)
     typed = asked(console, f"allow? [y]es once / {always}[n]o, or what to do instead / Enter alone: just no "
                            "(waiting for approval): ", stream)
     answer = typed.lower()
-    if answer == "" or (held and answer in ("a", "always")):
+    if answer == "" or (held and answer in ("a", "always")) or (pipe and answer in ("n", "no")):
         return "deny"
     if answer in ("y", "yes", "a", "always"):
         return "once" if answer.startswith("y") else "always"
-    if answer in INSTEAD_KEYS:  # the line comes next; Enter alone there is a plain no, as after the menus' `n`
+    if answer in (PIPED_INSTEAD_KEYS if pipe else INSTEAD_KEYS):  # the line comes next; Enter alone there: a plain no
         typed = asked(console, INSTEAD_ASKED, stream)
         return Instead(typed) if typed else "deny"
     return Instead(typed)  # anything else is what to do instead (a no, as any other answer was)
