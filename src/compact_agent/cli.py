@@ -270,7 +270,7 @@ def config_command(
     loaded = load_settings(work, warn=False, **flags)
     refuse_empty_model(loaded)
     view = for_settings(loaded, home_dir())
-    sys.stdout.write(shown(view, home_dir(), as_json, output_width()))  # its warnings are in the output
+    sys.stdout.write(shown(view, home_dir(), as_json, output_width(), work))  # its warnings are in the output
 
 
 @app.command("sessions", cls=OneLineCommand, short_help="List this directory's sessions, or remove some.")
@@ -310,7 +310,7 @@ def sessions_command(
                                      warn=lambda line: sys.stderr.write(visible(f"compact-agent: {line}") + "\n"),
                                      dry=dry_run, folded=folded))
     from .session.leftovers import leftovers, lines
-
+    from .session.sessions_folder import folder_line
     rows = in_use_marked(root, session_rows(root, limit=sys.maxsize if all_ else MAX_LISTED, fold=not all_))
     if not rows:  # and where a project of this name keeps its own, when this folder was copied or moved
         sys.stdout.write(visible(f"no sessions in {work}{sessions_elsewhere(work, root)}") + "\n")
@@ -318,7 +318,7 @@ def sessions_command(
         sys.stdout.write(visible(format_row(None, r)) + "\n")
     if not all_ and (more := unlisted_line(root, rows, "-r ID")) is not None:
         sys.stdout.write(visible(more) + "\n")
-    for line in lines(leftovers(root)):  # what is left of sessions whose file is gone
+    for line in [*lines(leftovers(root)), folder_line(root)]:  # what is left of sessions whose file is gone; where
         sys.stdout.write(visible(line) + "\n")
 
 

@@ -342,9 +342,11 @@ def _short(value: Any, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> str:
+def render(loaded: Loaded, as_json: bool = False, width: int | None = None, sessions: Path | None = None) -> str:
     """`compact-agent config`: every setting, its value and where it came from, the table fitted to
-    `width` columns (None: lines whole, as for a pipe; settings_table.py)."""
+    `width` columns (None: lines whole, as for a pipe; settings_table.py); and `sessions`, the
+    working directory's sessions folder, under the files (`sessions_folder` in JSON), when given."""
+    from .session.sessions_folder import folder_line
     from .settings_table import table
 
     rows = describe(loaded)
@@ -357,7 +359,8 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
             typed[key]["rules"] = [{"rule": rule, "source": where} for rule, where in found]
         return json.dumps({"settings": typed,
                            "files": files, "trusted_projects": loaded.trusted_projects,
-                           "project_trusted": loaded.trusted, "warnings": loaded.warnings},
+                           "project_trusted": loaded.trusted, "warnings": loaded.warnings,
+                           **({"sessions_folder": str(sessions)} if sessions is not None else {})},
                           ensure_ascii=False, indent=1) + "\n"
     lines = table(rows, width)
     lines.append("")
@@ -368,6 +371,8 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None) -> s
         if label == "user file" and os.environ.get("COMPACT_AGENT_CONFIG"):
             state += ", named by COMPACT_AGENT_CONFIG"  # not the default place: say whence the path
         lines.append(f"{label}: {path} ({state})")
+    if sessions is not None:
+        lines.append(folder_line(sessions))
     listed = ", ".join(loaded.trusted_projects) or "none"
     lines.append(f"trusted projects: {listed} (trusted_projects in the user file)")
     if loaded.project_file.is_file() and leads_outside(loaded.project_file) is None:

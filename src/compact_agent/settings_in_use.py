@@ -190,21 +190,26 @@ def as_json(view: InUse) -> dict[str, Any]:
                for name, (used, why) in scaled(view.loaded.settings, view.window, view.max_output).items()}}
 
 
-def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None) -> str:
+def shown(view: InUse, home: Path, as_json_out: bool = False, width: int | None = None,
+          cwd: Path | None = None) -> str:
     """What `config` prints, and `/config` before what only a session knows: the settings, what a
     run uses where it differs, then the windows kept from servers (cli_windows.py). A provider key a
-    setting holds (a hook's command, an MCP server's env, a rule) is shown as [REDACTED]."""
+    setting holds (a hook's command, an MCP server's env, a rule) is shown as [REDACTED]. `cwd`: the
+    working directory whose sessions folder is said under the files (`config`)."""
     from . import secrets
     from .cli_windows import with_windows
+    from .session.files import project_slug
     from .settings_file import render
 
     secrets.register_environment()  # `config` builds no model, which would have learned the keys
-
+    # Where a run in `cwd` keeps its sessions, found without moving anything (as `sessions` would
+    # take over those of a project moved since: config only reads).
+    sessions = home / "projects" / project_slug(cwd) if cwd is not None else None
     if as_json_out:
-        data = json.loads(render(view.loaded, True))
+        data = json.loads(render(view.loaded, True, sessions=sessions))
         data["in_use"] = as_json(view)
         rendered = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     else:
-        rendered = render(_noted(view), False, width)
+        rendered = render(_noted(view), False, width, sessions)
     out = secrets.redact(with_windows(rendered, home, as_json_out, width))
     return json_visible(out) if as_json_out else visible(out)

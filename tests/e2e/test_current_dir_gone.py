@@ -51,7 +51,9 @@ def test_cwd_given_by_its_full_path_works_from_a_deleted_one(tmp_path: Path) -> 
     project = tmp_path / "project"
     project.mkdir()
     listed = run_in_gone_dir(tmp_path, "--cwd", str(project), "sessions")
-    assert listed.returncode == 0 and listed.stdout.strip() == f"no sessions in {project.resolve()}", listed.stderr
+    said, where = listed.stdout.splitlines()
+    assert listed.returncode == 0 and said == f"no sessions in {project.resolve()}", listed.stderr
+    assert where.startswith("sessions folder: ") and "(this directory's; " in where, where
     shown = run_in_gone_dir(tmp_path, "--cwd", str(project), "config")
     assert shown.returncode == 0, shown.stderr
     relative = run_in_gone_dir(tmp_path, "--cwd", "project", "config")

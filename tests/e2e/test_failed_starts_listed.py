@@ -15,7 +15,9 @@ from .test_resume_after_failures import dead_endpoint, killed_while_starting
 def rows(cli, *args: str) -> list[str]:
     res = cli("sessions", *args)
     assert res.code == 0, res.stderr
-    return [" ".join(line.split()[3:]) for line in res.stdout.splitlines()]  # count, "messages", prompt, mark
+    *listed, where = res.stdout.splitlines()  # the sessions, then the folder they are kept in
+    assert where.startswith("sessions folder: "), res.stdout
+    return [" ".join(line.split()[3:]) for line in listed]  # count, "messages", prompt, mark
 
 
 def test_every_session_the_model_never_answered_is_marked_alike(cli):
@@ -66,7 +68,7 @@ def test_continue_goes_on_with_the_conversation_a_failed_start_interrupted(cli):
         assert cli("-p", "my real work", *fake(server)).code == 0
         typo = [a if a != "fake-model" else "fake-modle" for a in fake(server)]
         assert cli("-p", "oops", *typo).code == 1
-        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
+        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()[:-1]]
         again = cli("-c", "-p", "continue my work", *fake(server))
         assert again.code == 0, again.stderr
         assert [m["content"] for m in user_messages(server.requests[-1])] == ["my real work", "continue my work"]
@@ -88,7 +90,7 @@ def test_continue_says_which_session_it_opens_before_a_start_that_fails(cli):
         assert cli("-p", "make greet() say hello", *fake(server)).code == 0
         no_key = cli("-p", "what did you change?", "--model", "deepseek-chat")
         assert no_key.code == 1 and "DEEPSEEK_API_KEY is not set" in no_key.stderr, no_key.stderr
-        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()]
+        failed, real = [line.split()[0] for line in cli("sessions").stdout.splitlines()[:-1]]
         assert no_key.stderr.rstrip().endswith(f"; the session is saved: `compact-agent -r {failed} -p ...` continues it"), \
             no_key.stderr  # where its prompt is: -c would not open it
         note = (f"compact-agent: note: continuing session {real} (make greet() say hello), the newest one the model "

@@ -71,8 +71,9 @@ def test_a_key_in_the_working_directory_reaches_no_request_output_or_name(tmp_pa
     assert shown and Path(shown[1]).is_file(), compacted.stdout  # a path that exists, as printed
     told = re.search(r"the transcript it covers is at (\S+) \(read it", server.requests[-1].all_text())
     assert told and Path(told[1]) == Path(shown[1]), server.requests[-1].all_text()
-    assert listed.code == 0 and len(listed.stdout.strip().splitlines()) == 1, listed.stdout + listed.stderr
     (folder,) = (c.home / "projects").iterdir()
+    [_, where] = listed.stdout.strip().splitlines()  # the session's row, then the folder it is kept in
+    assert listed.code == 0 and where.startswith(f"sessions folder: {folder} ("), listed.stdout + listed.stderr
     assert "REDACTED" in folder.name and folder.name != older_name(c.cwd)
     assert leaks(c.home, server, results) == []
 

@@ -33,7 +33,7 @@ def test_a_session_open_elsewhere_is_marked_and_continue_names_who_holds_it(cli)
             locks.release(fd)
         free = cli("sessions")
         went_on = cli("-c", "-p", "hi", "--api-key", "k")
-    [row] = listed.stdout.splitlines()
+    [row, _] = listed.stdout.splitlines()  # and the folder it is kept in
     assert path.stem in row and MARK in row, listed.stdout
     busy = (f"compact-agent: session {path.stem} is in use by another compact-agent process, pid {os.getpid()} "
             "(wait for it to finish, or leave it: /exit in its REPL; or start a new session without "

@@ -32,8 +32,8 @@ async def test_every_listing_says_how_many_older_sessions_it_leaves_out(tmp_path
         picked = await drive(tmp_path, lambda req: Reply.text("ok"), ["1\r", "/resume\r"], server=server,
                              pick_session=True)
     rows = listed.stdout.splitlines()
-    assert len(rows) == 21 and rows[-1] == MORE.format("-r ID"), listed.stdout
-    assert len(every.stdout.splitlines()) == 23 and "not listed" not in every.stdout
+    assert len(rows) == 22 and rows[-2] == MORE.format("-r ID"), listed.stdout  # then the folder they are in
+    assert len(every.stdout.splitlines()) == 24 and "not listed" not in every.stdout
     assert MORE.format("-r ID") in picked.out, picked.out
     assert MORE.format("/resume ID") in picked.out, picked.out  # the session it is in is not listed, nor counted
 

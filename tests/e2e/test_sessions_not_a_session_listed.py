@@ -25,7 +25,8 @@ def test_sessions_marks_a_file_that_is_no_session_as_r_refuses_it(cli) -> None:
     listed = cli("sessions")
     assert listed.code == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert len(lines) == 3 and "(no prompt)" not in listed.stdout, listed.stdout
+    assert len(lines) == 4 and "(no prompt)" not in listed.stdout, listed.stdout  # and the folder they are in
+    assert lines[-1].startswith(f"sessions folder: {real.parent} ("), lines[-1]
     for name in (JUNK, BINARY):
         [line] = [line for line in lines if name in line]
         assert line.endswith("not a session file (-r cannot open it; it is left as it is)"), line

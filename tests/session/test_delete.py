@@ -439,10 +439,11 @@ def test_what_is_left_of_a_session_whose_file_is_gone_is_listed_and_removed_by_i
     res = sessions()
     assert res.exit_code == 0, res.output
     out = res.stdout.splitlines()
-    assert len(out) == 3 and out[0].startswith(f"  {s.b}  "), res.stdout
+    assert len(out) == 4 and out[0].startswith(f"  {s.b}  "), res.stdout
     assert out[1:] == ["leftovers of 1 session whose file is gone (-r cannot open it; "
                        "compact-agent sessions --delete ID removes one):",
-                       f"  {s.a}  {when}  {size}: {what}"]
+                       f"  {s.a}  {when}  {size}: {what}",
+                       f"sessions folder: {s.root} (this directory's; under COMPACT_AGENT_HOME)"]
     assert "1 archive, " in what and "3 prompts in the prompt history" in what
     assert sessions("--all").stdout.splitlines()[1:] == out[1:]
 
@@ -450,7 +451,7 @@ def test_what_is_left_of_a_session_whose_file_is_gone_is_listed_and_removed_by_i
     assert res.exit_code == 0 and res.stdout == dry.stdout.replace("would remove", "removed").replace(
         " to free)", " freed)"), res.output
     assert not any(s.a in k for k in files(s.home))
-    assert sessions().stdout.splitlines() == out[:1]
+    assert sessions().stdout.splitlines() == [out[0], out[-1]]
 
 
 def test_a_session_a_run_holds_before_it_saved_anything_is_no_leftover(s: Sessions) -> None:

@@ -38,6 +38,16 @@ def of_project(folder: Path) -> Path | None:
     return root if list_sessions(root) else None
 
 
+def folder_line(root: Path) -> str:
+    """`sessions folder: ROOT (this directory's; COMPACT_AGENT_HOME moves it)`: the line `sessions`
+    and `config` end their account of a directory with, so a user backing up, removing or replaying
+    its session files (`root`: the folder of its sessions) need not guess where they are; and whether
+    COMPACT_AGENT_HOME chose the place. The folder is made by the directory's first session: whether
+    it is there yet is not said, so `/config` in that session says what `config` said before it."""
+    how = "under COMPACT_AGENT_HOME" if os.environ.get("COMPACT_AGENT_HOME") else "COMPACT_AGENT_HOME moves it"
+    return f"sessions folder: {root} (this directory's; {how})"
+
+
 def where_line(cwd: Path | None) -> str:
     """`analyze --help`'s lines on where the user's own sessions are: the folder of every project's
     (on a line of its own, to be copied whole), whether COMPACT_AGENT_HOME chose it, and the command

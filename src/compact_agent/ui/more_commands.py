@@ -133,7 +133,7 @@ async def _config(s: AgentSession, args: str, c: Console) -> None:
     loaded = with_changes(loaded, "/model", model=s.info.name, context_window=window)  # a /model switch since
     # What `compact-agent config` shows, for what this session runs with: a table fitted to the
     # terminal (a long value wraps in its column; lines whole for a pipe), then the server windows kept.
-    text = shown(for_session(loaded, s), s.opts.home or home_dir(), width=c.width if c.is_terminal else None)
+    text = shown(for_session(loaded, s), s.opts.home or home_dir(), width=c.width if c.is_terminal else None, cwd=s.cwd)
     c.print(text.rstrip("\n"), soft_wrap=True, markup=False)
     mode = {"yes": "--yes: nothing asked", "deny": "refuse what needs approval", "ask": "ask"}.get(
         s.permissions.mode, s.permissions.mode)
