@@ -2,8 +2,9 @@
 
 A file is read in chunks, so memory stays at about `MAX_LINE_BYTES` however large it or one of its
 lines is (a line over the cap is dropped while it is read); each line is parsed to a JSON object
-(torn, binary and non-object lines counted, lone surrogate escapes replaced), and lines moved
-around are put back in the order their parent ids say. `readable_entries` gives the entries a
+(torn, binary and non-object lines counted, lone surrogate escapes replaced, an integer too long for
+Python to read kept as its digits: `parsed`), and lines moved around are put back in the order their
+parent ids say. `readable_entries` gives the entries a
 load would read without building the messages (a listing of sessions counts them).
 """
 
@@ -59,10 +60,63 @@ def _file_lines(path: Path, cap: int | None = None, *, follow_links: bool = True
         yield bytes(buf)
 
 
-def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int]:
+class Digits(str):
+    """An integer of a line too long for Python to read as a number, kept as its digits (`parsed`)."""
+
+
+def parsed(line: bytes | str) -> tuple[Any, bool]:
+    """The JSON value of `line`, and whether it holds an integer kept as its digits (`Digits`).
+
+    Python reads no integer of more than `sys.get_int_max_str_digits()` digits (4,300 by default):
+    `json.loads` raised ValueError for the whole line, and a load skipped the entry, the user's text
+    and tool calls beside the number lost with it (a model's argument, a tool's output, an edit).
+    Such a number is kept as its digits, the rest of the entry as it was; any other fault raises
+    as before (JSONDecodeError, UnicodeDecodeError, RecursionError). A line without one is parsed
+    at full speed: the digits are looked at only when the plain parse failed so."""
+    try:
+        return json.loads(line), False
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:  # the one other ValueError json.loads raises: an integer over the limit
+        pass
+
+    def number(text: str) -> int | str:
+        try:
+            return int(text)
+        except ValueError:
+            return Digits(text)
+
+    return json.loads(line, parse_int=number), True
+
+
+def digits_in(value: Any) -> int:
+    """How many integers kept as their digits (`Digits`) `value`, a parsed line, holds."""
+    if isinstance(value, Digits):
+        return 1
+    if isinstance(value, dict):
+        return sum(digits_in(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(digits_in(v) for v in value)
+    return 0
+
+
+def without_digits(value: Any) -> Any:
+    """`value` with every integer kept as its digits left out (a key of an object, an item of a
+    list): the entry a load reads where such a number stands where only a number fits (a token
+    count), as text it makes the whole message unreadable."""
+    if isinstance(value, dict):
+        return {k: without_digits(v) for k, v in value.items() if not isinstance(v, Digits)}
+    if isinstance(value, list):
+        return [without_digits(v) for v in value if not isinstance(v, Digits)]
+    return value
+
+
+def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], int, int, set[int]]:
     """JSON objects of the file's lines, how many lines were not one (None: over the size cap),
-    and how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`)."""
+    how many held a lone surrogate escape (replaced by U+FFFD: see `utf8_safe`), and the entries
+    (by `id`: they live as long as the list) holding an integer kept as its digits (`parsed`)."""
     entries: list[dict[str, Any]] = []
+    long: set[int] = set()
     bad = fixed = 0
     for line in lines:
         if line is None:
@@ -74,20 +128,22 @@ def _parse_lines(lines: Iterable[bytes | None]) -> tuple[list[dict[str, Any]], i
         # a prompt or a file held it) is redacted as a write would: it reaches no request, no screen.
         line = secrets.redact_bytes(line)
         try:
-            entry = json.loads(line)
+            entry, digits = parsed(line)
             if _SURROGATE_ESCAPE.search(line):  # rare: only then pay for the check
                 text = json.dumps(entry, ensure_ascii=False)
                 if (safe := utf8_safe(text)) is not text:
-                    entry = json.loads(safe)
+                    entry = json.loads(safe)  # the digits of a number too long stay, as text
                     fixed += 1
         except (ValueError, UnicodeDecodeError, RecursionError):
             bad += 1
             continue
         if isinstance(entry, dict):
             entries.append(entry)
+            if digits:
+                long.add(id(entry))
         else:
             bad += 1
-    return entries, bad, fixed
+    return entries, bad, fixed, long
 
 
 def _in_parent_order(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -134,7 +190,7 @@ def readable_entries(path: Path) -> Iterator[dict[str, Any]]:
         if line is None or not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry, _ = parsed(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
             continue
         if not isinstance(entry, dict) or entry.get("kind") not in KINDS:

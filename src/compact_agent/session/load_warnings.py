@@ -6,6 +6,7 @@ one line under the file's name: 'skipped 2 unreadable lines; put 1 out-of-order 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ class LoadProblems:
     bad: int = 0  # lines that are no entry (torn, binary, over the size cap, unreadable)
     read: int = 0  # the entries read, the process's own unsent prompt aside
     fixed: int = 0  # lines whose lone surrogate escapes were replaced
+    long_kept: int = 0  # integers too long for Python to read, kept as their digits (lines.parsed)
+    long_left: int = 0  # …or left out, where only a number fits (loading.as_read)
     dup: int = 0
     unknown: int = 0  # lines of a kind no version knows
     moved: int = 0  # lines put back in parent order
@@ -54,6 +57,8 @@ class LoadProblems:
         if self.fixed:
             problems.append(f"replaced invalid characters (lone surrogates) in {plural(self.fixed, 'line')} "
                             "with U+FFFD")
+        if self.long_kept or self.long_left:
+            problems.append(_long_numbers(self.long_kept, self.long_left))
         if self.dup:
             problems.append(f"skipped {plural(self.dup, 'duplicated line')}")
         if self.unknown:
@@ -218,3 +223,12 @@ def cut_short(path: Path, entries: list[dict[str, Any]]) -> str:
         if archives else ""
     return f"{what}{newest}"
 
+
+def _long_numbers(kept: int, left: int) -> str:
+    """What a load did with the integers too long for Python to read (lines.parsed): kept as text,
+    or left out where only a number fits; the rest of each entry read either way."""
+    limit = f"{sys.get_int_max_str_digits():,}"
+    if not kept:
+        return f"left out {plural(left, 'number')} of over {limit} digits (too long to read) where only a number fits"
+    also = f", and left out {left} where only a number fits" if left else ""
+    return f"kept {plural(kept, 'number')} of over {limit} digits (too long to read as such) as text, digit for digit{also}"

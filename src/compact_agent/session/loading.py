@@ -36,7 +36,15 @@ from .last_run import (
     ended_by,
     tools_ran_in_last_turn,
 )
-from .lines import KINDS, _file_lines, _in_parent_order, _parse_lines, readable_entries
+from .lines import (
+    KINDS,
+    _file_lines,
+    _in_parent_order,
+    _parse_lines,
+    digits_in,
+    readable_entries,
+    without_digits,
+)
 from .lines import MAX_LINE_BYTES as MAX_LINE_BYTES  # the cap a load reads lines with (a test lowers it here)
 from .load_warnings import LoadProblems, cut_short
 from .repair import _broken_pairs, _runnable, handed_back, sendable_names
@@ -50,7 +58,23 @@ def readable(entry: dict[str, Any]) -> bool:
     """Whether a load reads the entry `entry` (a line's JSON object), as `load_session_file` does:
     False for a message, boundary, meta or prompt entry that holds none it can read (a message that
     is no message, a meta that is no object), which the load skips as an unreadable line. An entry
-    of another kind is readable here: the load says it is of a kind unknown, and keeps it."""
+    of another kind is readable here: the load says it is of a kind unknown, and keeps it. One with
+    an integer too long to read is read without it where its digits as text do not read (`as_read`)."""
+    return _reads(entry) or digits_in(entry) > 0 and _reads(without_digits(entry))
+
+
+def as_read(entry: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """`entry`, which holds integers too long to read (lines.parsed), as a load reads it, and how
+    many of them it leaves out: each kept as its digits where the entry reads so (a tool's arguments
+    or output, metadata: any JSON), else all left out (one where only a number fits, a token count,
+    made the whole message unreadable), the rest of the entry kept."""
+    if _reads(entry):
+        return entry, 0
+    return without_digits(entry), digits_in(entry)
+
+
+def _reads(entry: dict[str, Any]) -> bool:
+    """`readable`, for the entry as it is."""
     kind = entry.get("kind")
     try:
         if kind == "message":
@@ -89,7 +113,7 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
     if not path.exists():
         return Loaded(messages, boundaries, [], meta)
     found = LoadProblems()
-    entries, found.bad, found.fixed = _parse_lines(_file_lines(path, MAX_LINE_BYTES, follow_links=follow_links))
+    entries, found.bad, found.fixed, long = _parse_lines(_file_lines(path, MAX_LINE_BYTES, follow_links=follow_links))
     entries, found.moved = _in_parent_order(entries)
     settled = _prompts_settled(entries)
     seen: set[str] = set()
@@ -109,6 +133,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 found.dup += 1
                 continue
             seen.add(eid)
+        if digits := id(entry) in long:  # a number too long to read: as text where it reads so, else left out
+            entry, left = as_read(entry)
         kind = entry.get("kind")
         try:
             if kind == "message":
@@ -149,6 +175,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
         except Exception:  # noqa: BLE001 - any unreadable entry is skipped, never fatal
             found.bad += 1
             continue
+        if digits:
+            found.long_kept, found.long_left = found.long_kept + digits_in(entry), found.long_left + left
         if future:  # a line a newer version wrote, read as far as it is understood
             found.newer += 1
         if isinstance(eid, str):

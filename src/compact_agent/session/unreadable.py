@@ -14,7 +14,6 @@ entry is not rewritten (not_a_session.py).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from pathlib import Path
 from ..words import plural
 from .files import _fsync_dir
 from .journal import set_aside_path
-from .lines import MAX_LINE_BYTES
+from .lines import MAX_LINE_BYTES, parsed
 from .loading import newer, readable
 from .not_a_session import refuse_if_not_a_session
 
@@ -57,7 +56,7 @@ def _unreadable(line: bytes | None) -> bool:
     if not line.strip():
         return False
     try:
-        entry = json.loads(line)
+        entry, _ = parsed(line)  # a number too long to read is kept as its digits, as a load keeps it
     except (ValueError, UnicodeDecodeError, RecursionError):
         return True
     # valid JSON that holds no entry the load reads (a message that is no message) is as unreadable;
