@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from compact_agent.session.listing import scan
 from compact_agent.session.store import SessionStore, load_session_file
