@@ -213,9 +213,14 @@ class Permissions:
         overwrite another's); `.git/` holds hooks and config that git runs as code later; the
         project config (the working directory's, or a folder's below it where a session may start)
         decides what the agent may do. None of these is the model's to change.
+
+        In compact-agent's own data no path is looked at, and the refusal is the same whether one is
+        there or not: "no such file" would tell the model which projects (a folder named for each
+        one's path and its hash, which it can work out), sessions and config files the user has.
         """
-        if self.is_private(resolved):
-            return "is compact-agent's own data (sessions, settings)"
+        if self.is_private(resolved):  # worded true of a path there whether or not it exists: not told
+            return ("is within compact-agent's own data (sessions, settings), closed to the file tools, "
+                    "which do not tell whether anything is there")
         if not writing:
             return None
         for root in (self.cwd, *self.extra_dirs):
