@@ -133,7 +133,8 @@ def load_session_file(path: Path, on_last_id: Callable[[str | None], None] | Non
                 found.dup += 1
                 continue
             seen.add(eid)
-        if digits := id(entry) in long:  # a number too long to read: as text where it reads so, else left out
+        digits, left = id(entry) in long, 0
+        if digits:  # a number too long to read: as text where it reads so, else left out
             entry, left = as_read(entry)
         kind = entry.get("kind")
         try:
