@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -79,9 +80,12 @@ def cli(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None, ti
 
         zygote = zygote or shared_zygote()
         out = Path(tempfile.mkdtemp(prefix="cli-"))
-        child = zygote.spawn("cli", list(args), full, cwd, out / "stdout", out / "stderr")
-        code = child.wait(timeout)
-        return CliRun(code, child.out.read_text(), child.err.read_text())
+        try:
+            child = zygote.spawn("cli", list(args), full, cwd, out / "stdout", out / "stderr")
+            code = child.wait(timeout)
+            return CliRun(code, child.out.read_text(), child.err.read_text())
+        finally:  # the run's output files, read: left behind, every run added a folder to the temp dir
+            shutil.rmtree(out, ignore_errors=True)
     proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env=full)
     return CliRun(proc.returncode, proc.stdout, proc.stderr)

@@ -20,6 +20,7 @@ through the zygote because only it knows whether the child is still unreaped (so
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import gc
 import importlib
@@ -108,6 +109,10 @@ def _child(req: dict[str, Any], out_fd: int, err_fd: int) -> int:
     except BaseException as e:  # noqa: BLE001 - reported like an uncaught exception would be
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
         code = 1
+    # As an interpreter's exit does (os._exit below skips them): a run's exit handlers, those its
+    # modules set when imported (inherited) and those it set itself (the no-editor folder it made for
+    # its life was left behind in the temp dir, one a run).
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     crashpoints.write_tally()
