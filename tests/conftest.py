@@ -8,6 +8,7 @@ where only pydantic-ai is installed (`make compat`), without the CLI's dependenc
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import signal
@@ -127,3 +128,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     forked = sys.modules.get("tests.forked_cli")  # imported only if some test used the zygote
     if forked is not None:
         forked.close_shared_zygote()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection left alive (every test module, item and the package) lives as long as the
+    worker: out of the collector's sight, each later full collection does not walk it again."""
+    gc.collect()
+    gc.freeze()
