@@ -46,8 +46,15 @@ WORKERS ?= $(shell $(PYTHON) -c "import os; print(2 * (os.cpu_count() or 1))")
 # machines set it for all), each compiled them all again, and pytest rewrote every test module's
 # asserts in each worker (13 s a worker against 5.5 s from the cache). The suite writes its caches
 # into __pycache__ folders git ignores.
+#
+# Their temporary folders (sessions, archives, projects: ~300 MB a run) go on a memory file system
+# where the machine has one with room to spare: there the product's fsyncs of every append and
+# rewrite return at once (3 ms each on a disk; measured 2026-12-07 on 2 cores: 503 s on disk, 462 s
+# with /dev/shm, system time 149 s -> 124 s). `make test TEST_TMPDIR=DIR` picks another, `=` none.
+TEST_TMPDIR ?= $(shell $(PYTHON) -c "import os, shutil; d = '/dev/shm'; \
+  print(d if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK) and shutil.disk_usage(d).free >= 4 << 30 else '')")
 test: $(STAMP) lint typecheck
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n $(WORKERS)
+	env -u PYTHONDONTWRITEBYTECODE $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) $(BIN)/python -m pytest -q -n $(WORKERS)
 
 # The whole package's types under mypy --strict and pyright (configured in pyproject.toml), then the
 # docs' example programs as a library user's checker sees them. Each checker uses one core: pyright
