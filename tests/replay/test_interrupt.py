@@ -51,10 +51,12 @@ def read_until(fd: int, text: bytes, deadline: float) -> bytes:
 def test_ctrl_c_ends_a_run_of_many_transcripts_at_once_with_one_line_and_no_workers_left(tmp_path: Path):
     transcript = tmp_path / "long.json"
     transcript.write_text(json.dumps(long_chat(800)))  # ~10 s of replay each
+    temp = tmp_path / "temp"  # its temporary folders: the workers' replays keep their stores there
+    temp.mkdir()
     master, terminal = os.openpty()  # stderr a terminal: the progress bar says the replay is under way
     proc = subprocess.Popen([sys.executable, "-c", MAIN, "analyze", *[str(transcript)] * 5, "--window", "16000"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=terminal,
-                            start_new_session=True, env={**os.environ, "COLUMNS": "120"})
+                            start_new_session=True, env={**os.environ, "COLUMNS": "120", "TMPDIR": str(temp)})
     os.close(terminal)
     try:
         shown = read_until(master, b"replaying files", time.monotonic() + 90)
@@ -76,5 +78,6 @@ def test_ctrl_c_ends_a_run_of_many_transcripts_at_once_with_one_line_and_no_work
         assert proc.stdout is not None
         proc.stdout.close()
     assert proc.returncode == 130
+    assert not list(temp.iterdir()), "the interrupted workers' folders were left behind"
     lines = [line for line in after.decode(errors="replace").splitlines() if line.strip()]
     assert lines[-1].endswith("compact-agent: interrupted") and "Traceback" not in after.decode(errors="replace"), after

@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import functools
 import os
+import shutil
 import signal
 import sys
 import time
@@ -31,6 +32,7 @@ from .baselines import factories
 from .given_prices import Figures, price_list
 from .given_settings import applied
 from .importers import Transcript, TranscriptError, load_transcript
+from .ours import LIVE_ROOTS
 from .simulate import Summarize, TranscriptRun, replay_all
 from .standin import ModelFailed, WatchedModel, standin_summarize
 
@@ -312,8 +314,16 @@ async def _in_workers(files: Sequence[Path], how: Replaying, workers: int, resul
 def _leave_interrupts_to_the_parent() -> None:
     """In a worker: ignore Ctrl-C (the terminal sends it to every process of the group). A worker
     that took it ended only its current transcript and went on to the next one queued; the parent
-    ends the workers instead (`_stop_now`)."""
+    ends the workers instead (`_stop_now`), and one so ended removes its replays' folders first
+    (`_ended`): SIGTERM's own action left them in the temp dir."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _ended)
+
+
+def _ended(signum: int, frame: object) -> None:
+    for root in list(LIVE_ROOTS):
+        shutil.rmtree(root, ignore_errors=True)
+    os._exit(128 + signum)
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:

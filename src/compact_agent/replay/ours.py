@@ -178,6 +178,11 @@ def ignored_variables(environ: Mapping[str, str]) -> list[str]:
                   and k.removeprefix("COMPACT_AGENT_").lower() in Settings.model_fields)
 
 
+#: The folders of the replays under way in this process (`Ours.root`): a worker the analyzer ends
+#: on Ctrl-C removes them as it goes (batch.py), as `close` would have.
+LIVE_ROOTS: set[Path] = set()
+
+
 class Ours:
     """The agent's pipeline (default layers, thresholds from `Limits.for_window`) as a strategy."""
 
@@ -187,6 +192,7 @@ class Ours:
         self.sim = sim
         self.settings = settings or default_settings()
         self.root = Path(tempfile.mkdtemp(prefix="compact-agent-replay-"))
+        LIVE_ROOTS.add(self.root)
         self.store = MemoryStore(self.root)
         self.files = TranscriptFiles(self.root / "read-files")
         limits = Limits.for_window(sim.window, sim.max_output, self.settings)
@@ -285,3 +291,4 @@ class Ours:
         if self.memory is not None:
             self.memory.close()
         shutil.rmtree(self.root, ignore_errors=True)
+        LIVE_ROOTS.discard(self.root)
