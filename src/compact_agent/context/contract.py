@@ -313,8 +313,10 @@ class StoreSync:
                 theirs = _another_conversation(held, messages)
                 if theirs is not None:
                     raise UserError(f"the store ({type(store).__name__}) holds conversation {theirs!r}, and this run "
-                                    f"is of {_conversation_of(messages)!r}: its history would replace that one; give "
-                                    "each conversation (each ContextManager) a store of its own")
+                                    f"is of {_conversation_of(messages)!r}: its history would replace that one; to go "
+                                    "on with that conversation, pass the history the store holds "
+                                    "(message_history=store.load_messages()); for "
+                                    "another, give each conversation (each ContextManager) a store of its own")
                 self.held, self.compacted = held, False
                 n = self.common(messages)
                 if n == len(self.held):
