@@ -78,15 +78,15 @@ def parsed(line: bytes | str) -> tuple[Any, bool]:
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except ValueError:  # the one other ValueError json.loads raises: an integer over the limit
-        pass
+        return json.loads(line, parse_int=_number), True
 
-    def number(text: str) -> int | str:
-        try:
-            return int(text)
-        except ValueError:
-            return Digits(text)
 
-    return json.loads(line, parse_int=number), True
+def _number(text: str) -> int | str:
+    """An integer's digits as the number, or as `Digits` where Python reads no number that long."""
+    try:
+        return int(text)
+    except ValueError:
+        return Digits(text)
 
 
 def digits_in(value: Any) -> int:
