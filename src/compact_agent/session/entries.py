@@ -22,6 +22,13 @@ from .journal import FORMAT_VERSION, now_iso, utf8_safe
 __all__ = ["FORMAT_VERSION", "Boundary", "Loaded", "from_the_model", "now_iso", "utf8_safe"]
 
 
+def saves_a_reply(entry: dict[str, Any]) -> bool:
+    """Whether `entry` saves a reply of the model (not one of ours: a turn closed unanswered)."""
+    message = entry.get("message")
+    return (entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response"
+            and from_the_model(message.get("metadata")))
+
+
 @dataclass
 class Boundary:
     trigger: str

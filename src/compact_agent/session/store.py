@@ -15,7 +15,8 @@ whose result was lost in a crash) is repaired the way pydantic-ai repairs it. Ea
 becomes one warning. A last line torn by a crash is cut off only after its bytes were set aside in
 the session's `set-aside/` folder (journal.py); the resumed session says where. Unreadable lines
 inside the file are set aside there too, and the file rewritten without them (unreadable.py): the
-next load is silent.
+next load is silent. `load_messages()`, where a program gets no warning, names the lines it skipped
+inside the file in `warnings` and on the `compact_agent.session` logger (skipped_lines.py).
 
 A lock file stops a second process from interleaving writes into the same session. Write failures
 (a full disk, a read-only folder) raise `SessionWriteError`, one line naming the file; nothing that
@@ -33,9 +34,9 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from .. import crashpoints, secrets, stop_signals
-from . import journal, last_run, listing, locks, remembered, unreadable, unused
+from . import journal, last_run, listing, locks, remembered, skipped_lines, unreadable, unused
 from .archives import next_archive, session_archives
-from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, from_the_model, now_iso, utf8_safe
+from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, saves_a_reply, utf8_safe
 from .event_log import EventLog
 from .files import (
     SessionError,
@@ -62,13 +63,6 @@ __all__ = [
 ]
 
 
-def _a_reply(entry: dict[str, Any]) -> bool:
-    """Whether `entry` saves a reply of the model (not one of ours: a turn closed unanswered)."""
-    message = entry.get("message")
-    return (entry.get("kind") == "message" and isinstance(message, dict) and message.get("kind") == "response"
-            and from_the_model(message.get("metadata")))
-
-
 class SessionStore:
     """The persisted truth of one conversation."""
 
@@ -87,6 +81,7 @@ class SessionStore:
         #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
         self.set_aside: list[Path] = []
         self._told = 0  # how many of them a load has told of
+        self.warnings: list[str] = []  #: lines the latest load_messages() skipped inside the file (skipped_lines.py)
         #: The command-line settings to save with the next write (remembered.py), if any; with
         #: `_until_reply`, with the first write that holds a reply of the model (see `take_options`).
         self._options: dict[str, Any] | None = None
@@ -202,7 +197,7 @@ class SessionStore:
     def _append_lines(self, entries: Sequence[dict[str, Any]]) -> None:
         if not entries:
             return
-        options = self._options if not self._until_reply or any(map(_a_reply, entries)) else None
+        options = self._options if not self._until_reply or any(map(saves_a_reply, entries)) else None
         if options is not None:  # the settings this run keeps, before what it writes first
             [meta] = self._entries([("meta", {"meta": {remembered.KEY: options}})], entries[0]["parent"])
             entries[0]["parent"] = meta["id"]
@@ -350,6 +345,7 @@ class SessionStore:
                     self.set_aside.append(kept)
         own = self._prompt[0] if self._prompt is not None and not self._kept else None
         loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
+        self._skipped: list[tuple[int, str]] = skipped_lines.inside(self.path) if loaded.unreadable else []  # before set aside
         if self._lock_fd is not None and loaded.unreadable and loaded.read:  # rare: read again once set aside
             with contextlib.suppress(OSError):  # read-only: the load skips them and says so, as before
                 if (moved := unreadable.set_aside_unreadable(self.path, self.dir)) is not None:
@@ -387,10 +383,14 @@ class SessionStore:
         return found[1] if found is not None and messages and messages[-1] == found[0] else ""
 
     def load_messages(self) -> list[ModelMessage]:
-        """The history as saved: asked by a context manager not yet told what the file holds (a
-        process's first turn), which rewrites the file when the conversation no longer begins with it.
-        The latest load's messages while this run wrote none (a session of megabytes is not read twice)."""
-        return list(self._loaded) if self._loaded is not None else self.load().messages
+        """The history as saved: asked by a context manager not yet told what the file holds (a process's first
+        turn), which rewrites the file when the conversation no longer begins with it; the latest load's while this
+        run wrote none (megabytes are not read twice). Lines skipped inside the file: in `warnings`, and logged."""
+        if self._loaded is not None:
+            return list(self._loaded)
+        loaded = self.load()
+        self.warnings = skipped_lines.told(self.path, self._skipped, loaded.warnings)
+        return loaded.messages
 
     def prompt_pending(self) -> bool:
         """Whether a typed message saved with `save_prompt` has not gone into the history yet."""
