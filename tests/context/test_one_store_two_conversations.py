@@ -66,10 +66,12 @@ async def test_the_same_conversation_under_a_new_id_goes_on() -> None:
 
 async def test_a_store_that_keeps_no_ids_is_not_refused() -> None:
     """Messages that name no conversation cannot be told apart: the history is taken as given (an
-    edited history, rewritten after the store's archive), as before."""
+    edited history, rewritten after the store's archive), as before. (A run given no history at all
+    is refused whatever the store's messages name: test_resume_without_history.py.)"""
     store = InMemoryStore()
     first = await agent_on(store, []).run("hello", conversation_id="A")
     store.messages = [dataclasses.replace(m, conversation_id=None) for m in first.all_messages()]
+    b = await agent_on(InMemoryStore(), []).run("hello B", conversation_id="B")
     seen: list[Event] = []
-    await agent_on(store, seen).run("hello B", conversation_id="B")
+    await agent_on(store, seen).run("and then B", message_history=b.all_messages())
     assert [e.action for e in seen if e.layer == "store"] == ["replaced"]

@@ -15,7 +15,8 @@ the caller's trimmed in the run (pydantic-ai's `ProcessHistory`: it keeps, in or
 store holds and its newest message) is none of those: what is new is appended (`went_on_from`). Whatever the store
 raises on the way (an append, the archive, the rewrite) becomes one `HistoryNotSaved`, and the
 history is taken for saved only once the store took it: the next sync tries again. A store read for
-the first time that holds another conversation's messages is refused, not rewritten.
+the first time that holds another conversation's messages is refused, not rewritten, and so is a run
+given no history while the store holds some (`history_refused.py` words both).
 
 A caller may keep the whole conversation rather than the compacted history: pydantic-ai's
 `ConversationStore` keeps each message once and appends what a run added. Such a run returns the
@@ -38,6 +39,8 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 
+from . import history_refused as refused
+from .history_refused import conversation_of as _conversation_of
 from .plumbing.events import Event
 from .plumbing.stores import (
     HistoryNotLoaded,
@@ -155,10 +158,6 @@ def whole_conversation(result: Any, run_id: str) -> bool:
 _RUNS: weakref.WeakValueDictionary[str, StoreSync] = weakref.WeakValueDictionary()
 
 
-def _conversation_of(messages: Sequence[ModelMessage]) -> str | None:
-    return next((m.conversation_id for m in reversed(messages) if m.conversation_id), None)
-
-
 def _another_conversation(held: Sequence[ModelMessage], messages: Sequence[ModelMessage]) -> str | None:
     """The conversation a store read for the first time holds, when it is not this history's: its
     messages name conversations none of this history's messages do, and the history does not go on
@@ -171,19 +170,6 @@ def _another_conversation(held: Sequence[ModelMessage], messages: Sequence[Model
     if len(messages) >= len(held) and all(_same(a, b) for a, b in zip(held, messages, strict=False)):
         return None
     return _conversation_of(held)
-
-
-def _not_held(store: str, held: int, given: int, same: int) -> str:
-    """Why `resume(history)` is refused: the store holds more than the history, or something else."""
-    read = "pass what the store holds (resume() with no argument reads it)"
-    its = f"{held} message{'s' if held != 1 else ''}"
-    if same == given == 0:
-        return f"resume([]): the store ({store}) is not new, it holds {its}: {read}, or give this conversation a new store"
-    if same == given:
-        return (f"resume(): the store ({store}) holds {its}, the history given only its first {given}: {read}, or "
-                "run with the shorter history without resume(), which archives what the store held and rewrites it")
-    return (f"resume(): what the store ({store}) holds differs from the history given at message {same + 1} (of "
-            f"its {its}): {read}, or give this history a store of its own")
 
 
 class StoreSync:
@@ -245,7 +231,7 @@ class StoreSync:
         n = self.common(messages)
         if n < len(held) and self.reshaped(messages) is None:
             self.held = before
-            raise UserError(_not_held(type(store).__name__, len(held), len(messages), n))
+            raise UserError(refused.not_held(type(store).__name__, len(held), len(messages), n))
         if n == len(held):
             self.held = list(messages[:n])  # the caller's objects from now on
         self.started = True
@@ -312,16 +298,17 @@ class StoreSync:
                 held = loaded(store)
                 theirs = _another_conversation(held, messages)
                 if theirs is not None:
-                    raise UserError(f"the store ({type(store).__name__}) holds conversation {theirs!r}, and this run "
-                                    f"is of {_conversation_of(messages)!r}: its history would replace that one; to go "
-                                    "on with that conversation, pass the history the store holds "
-                                    "(message_history=store.load_messages()); for "
-                                    "another, give each conversation (each ContextManager) a store of its own")
+                    raise UserError(refused.another_conversation(type(store).__name__, theirs, _conversation_of(messages)))
                 self.held, self.compacted = held, False
                 n = self.common(messages)
                 if n == len(self.held):
                     self.held = list(messages[:n])  # the caller's objects from now on
             self.started = True
+        if new_run and self.given == (run, []) and self.held and not self.common(messages):
+            # Given no history, of a conversation the store holds (a program that opened its store in a new
+            # process and left message_history= out): rewritten, it was archived and forgotten, with only a
+            # `replaced` event to say so. The same first prompt again is its first answer asked for anew.
+            raise UserError(refused.no_history(type(store).__name__, self.held))
         given = list(messages) if new_run else []
         going_on = new_run and isinstance(messages, list) and self.continued(messages)
         # Messages left out in the run, by a history processor of the caller's (pydantic-ai's
