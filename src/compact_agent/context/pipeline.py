@@ -41,7 +41,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from . import handlers, lifecycle, request_limit, shaping
+from . import handlers, lifecycle, request_limit, shaping, unclaimed
 from .arguments import check_compact_now
 from .compacting import CompactingState
 from .compaction import in_run
@@ -149,7 +149,7 @@ class ContextManager(CompactingState):
         return lifecycle.conversation(self, conversation_id)
 
     async def wrap_run(self, ctx: RunContext[Any], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
-        return await lifecycle.wrap_run(self, ctx, handler=handler)
+        return await unclaimed.wrap_run(self, ctx, handler=handler)  # a first run that sent nothing lets go
 
     async def on_run_error(self, ctx: RunContext[Any], *, error: BaseException) -> AgentRunResult[Any]:
         raise lifecycle.run_error(ctx, error)  # a limit a summary counted toward says so

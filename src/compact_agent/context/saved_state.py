@@ -244,6 +244,12 @@ def taken_back(cm: SavedState, conversation_id: str, state: SavedState) -> None:
     saved = waiting_states(cm).pop(conversation_id, None)
     if saved is not None:
         apply_state(cast(_Manager, state), saved)
+        vars(state)["_took_saved_state"] = True  # it is that conversation's now (unclaimed.py)
+
+
+def took_saved_state(state: object) -> bool:
+    """`state` took a saved state given for its conversation (`taken_back`)."""
+    return bool(vars(state).get("_took_saved_state"))
 
 
 def _report_media(calibration: tokens.Calibration) -> int:
