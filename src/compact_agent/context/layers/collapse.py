@@ -23,13 +23,9 @@ A commit whose boundary messages are gone (a full compaction rewrote the history
 from __future__ import annotations
 
 import copy
-import errno
 import hashlib
-import json
 import logging
-import os
-import stat
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -42,13 +38,12 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..plumbing import crashpoints, secrets
 from ..plumbing.events import Budget, Event, LayerResult, Stopwatch
 from ..plumbing.identity_memo import IdentityMemo
 from ..plumbing.markers import is_compaction_message, mark, write_private
-from ..plumbing.regular_file import OWN_FILE_CAP, NotRegular, TooLarge, read_capped
 from ..plumbing.rounds import api_rounds, call_ids, return_ids, safe_cuts
 from ..plumbing.settings import CompactionSettings as Settings
+from .collapse_log import Commit, append_log, from_state, line_of, read_log
 from .digest import DIGEST_HEADER, Digest, asks, default_digest, is_digest, plan_note
 
 log = logging.getLogger(__name__)
@@ -83,87 +78,6 @@ def message_key(m: ModelMessage) -> str:
     return _key_memo.put(m, f"{m.kind}|{ts.isoformat() if ts else '-'}|{rid or ''}|{','.join(ids)}")
 
 
-# -- commits -------------------------------------------------------------------------------------
-@dataclass
-class Commit:
-    """One collapse: the range [first .. last] of the history, and the digest that replaces it."""
-
-    id: str
-    first: str
-    last: str
-    digest: str
-    timestamp: str  # of the digest part: the last covered message's time, so replays are identical
-    count: int = 0
-    ids: list[str] = field(default_factory=list)
-    tokens_before: int = 0
-    tokens_after: int = 0
-    time: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"v": 1, **asdict(self)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Commit:
-        """Rebuild a logged commit; raises on anything we could not replay byte-identically."""
-        c = cls(**{k: v for k, v in d.items() if k in {f.name for f in fields(cls)}})
-        if not all(isinstance(getattr(c, k), str) for k in ("id", "first", "last", "digest", "timestamp")):
-            raise TypeError("commit id, boundaries, digest and timestamp must be strings")
-        datetime.fromisoformat(c.timestamp)
-        return c
-
-
-def read_log(path: Path) -> list[Commit]:
-    """Commits in `path`; unreadable or corrupt lines are skipped with a warning, never fatal. Only a
-    regular file is read (`read_capped`): a FIFO put there would wait for a writer forever, /dev/zero
-    never end."""
-    try:
-        raw = read_capped(path, OWN_FILE_CAP)
-    except FileNotFoundError:
-        return []
-    except OSError as e:
-        why = ("not a regular file" if isinstance(e, NotRegular) else "larger than any log it writes"
-               if isinstance(e, TooLarge) else e.strerror or "cannot read it")
-        log.warning("cannot read collapse log %s: %s", path, why)
-        return []
-    commits: list[Commit] = []
-    seen: set[str] = set()
-    for lineno, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            c = Commit.from_json(json.loads(line))
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
-            log.warning("skipping corrupt line %d of collapse log %s: %s", lineno, path, e)
-            continue
-        if c.id not in seen:
-            seen.add(c.id)
-            commits.append(c)
-    return commits
-
-
-def _line(commit: Commit) -> str:
-    return json.dumps(commit.to_json(), ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def append_log(path: Path, commit: Commit) -> None:
-    """Append one commit durably; a torn last line (crash mid-write) gets a newline first."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    line = secrets.redact(_line(commit)).encode()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would take lines until its buffer filled, then wait
-            raise OSError(errno.EINVAL, "not a regular file")
-        size = st.st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        crashpoints.write_in_two(fd, line, "collapse")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    crashpoints.hit("collapse.done")
-
-
 class ContextCollapse:
     """L4: commit old rounds to digests near the threshold; project all commits on every request.
 
@@ -195,18 +109,9 @@ class ContextCollapse:
 
     def load_state(self, d: dict[str, Any]) -> None:
         """Adopt persisted commits, merged with the log: either may hold one the other missed
-        (state saved before the last commit, or a log write that failed)."""
-        commits: list[Commit] = list(read_log(self.log_path)) if self.log_path is not None else []
-        known = {c.id for c in commits}
-        for item in d.get("commits", []):
-            try:
-                c = Commit.from_json(item)
-            except (ValueError, KeyError, TypeError, AttributeError) as e:
-                log.warning("skipping corrupt collapse commit in state: %s", e)
-                continue
-            if c.id not in known:
-                known.add(c.id)
-                commits.append(c)
+        (state saved before the last commit, or a log write that failed). What cannot be used is
+        said in one line (collapse_log.py)."""
+        commits = from_state(d, read_log(self.log_path) if self.log_path is not None else [])
         # Creation order matters: a later commit starts at the digest an earlier one left.
         self.commits = sorted(commits, key=lambda c: c.time)
 
@@ -249,7 +154,7 @@ class ContextCollapse:
         dropped, self.commits = len(self.commits) - len(kept), kept
         if dropped and self.log_path is not None and self._logs:
             try:
-                write_private(self.log_path, "".join(_line(c) for c in kept), "collapse.trim")
+                write_private(self.log_path, "".join(line_of(c) for c in kept), "collapse.trim")
             except OSError as e:  # those dropped come back at a restart, and are dropped again
                 log.warning("cannot rewrite collapse log %s: %s", self.log_path, e.strerror or "cannot write it")
 
