@@ -151,8 +151,8 @@ def test_only_a_line_that_may_hold_a_reply_is_parsed_and_only_up_to_the_first(tm
     SessionStore(tmp_path, work.stem).append([ModelRequest(parts=[UserPromptPart("more")]),
                                               ModelResponse(parts=[TextPart("done again")])])
     parsed: list[object] = []
-    loads = answered.json.loads
-    monkeypatch.setattr(answered.json, "loads", lambda s: parsed.append(s) or loads(s))
+    parse = answered.lines.parsed
+    monkeypatch.setattr(answered.lines, "parsed", lambda s: parsed.append(s) or parse(s))
     assert not answered.answered(failed) and parsed == []
     assert answered.answered(work) and len(parsed) == 1
 

@@ -18,7 +18,6 @@ whose prompt was a paste of megabytes costs a scan of its bytes, not of its JSON
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +91,7 @@ def answered(path: Path) -> bool:
     try:
         for line in _worth_parsing(path):
             try:
-                entry = json.loads(line)
+                entry, _ = lines.parsed(line)  # a reply holding a number too long to read is still one
             except (ValueError, UnicodeDecodeError, RecursionError):
                 continue
             if isinstance(entry, dict) and gave_answer(entry):
