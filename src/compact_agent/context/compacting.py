@@ -365,15 +365,15 @@ class CompactingState(ManagerState):
             summary_input = self.view
         else:
             keep_from = None
-        started = self.clock()
+        started, before = self.clock(), tokens_before or self.measure(view)  # a failure's event says it too
         try:
             await self.compact(list(messages), trigger=trigger, summary_input=summary_input, keep_from=keep_from,
-                               view=view, tokens_before=tokens_before)
+                               view=view, tokens_before=before)
         except CompactionBlocked:  # not a failure: the caller said no (handlers.blocked reported it)
             return False
         except UsageLimitExceeded as e:  # the run's own limit, a summary request counted in it (in_run.py)
             # The run ends, and the compaction with a failed event: its start was said. Not toward the breaker.
-            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+            self.emit(Event("compact", "failed", before, before, trigger=trigger,
                             duration_ms=handlers.ms_since(self.clock, started),
                             detail={"error": f"usage limit: {one_line(e)}", "usage_limit": True}))
             raise
@@ -387,7 +387,7 @@ class CompactingState(ManagerState):
             self.failures += 1
             wait = ARCHIVE_RETRY << min(self.failures - limit, 3) if unwritten and self.failures >= limit else None
             self.archive_retry_at = None if wait is None else self.requests + wait
-            self.emit(Event("compact", "failed", self.last_tokens, self.last_tokens, trigger=trigger,
+            self.emit(Event("compact", "failed", before, before, trigger=trigger,
                             duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
                             detail={"error": one_line(e), "failures": self.failures,
                                     **({"skipped": True} if isinstance(e, NotSmaller) else {}),
