@@ -38,10 +38,10 @@ async def test_a_second_conversation_on_the_store_of_another_is_refused() -> Non
     with pytest.raises(UserError) as refused:
         await b.run("hello B", conversation_id="B")
     said = str(refused.value)
-    assert said == ("the store (InMemoryStore) holds conversation 'A', and this run is of 'B': its history would "
-                    "replace that one; to go on with that conversation, pass the history the store holds "
-                    "(message_history=store.load_messages()); for another, give each "
-                    "conversation (each ContextManager) a store of its own")
+    assert said == ("the store (InMemoryStore) holds 2 messages of conversation 'A', and this run, of 'B', was given "
+                    "no message_history: it would replace them with its new prompt alone; to go on with that "
+                    "conversation, pass the history the store holds (message_history=store.load_messages()); for "
+                    "another, give each conversation (each ContextManager) a store of its own")
     assert "\n" not in said
     assert store.messages == first.all_messages() and store.archives == [] and store.boundaries == []
     assert [e for e in seen_b if e.layer == "store"] == []

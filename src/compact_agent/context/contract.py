@@ -297,6 +297,8 @@ class StoreSync:
                 # stays unread (taken for empty, the next sync appended what it held once more).
                 held = loaded(store)
                 theirs = _another_conversation(held, messages)
+                if theirs is not None and new_run and self.given == (run, []):  # no history (and no id, most often)
+                    raise UserError(refused.no_history(type(store).__name__, held, _conversation_of(messages)))
                 if theirs is not None:
                     raise UserError(refused.another_conversation(type(store).__name__, theirs, _conversation_of(messages)))
                 self.held, self.compacted = held, False

@@ -30,11 +30,16 @@ def another_conversation(store: str, theirs: str, ours: str | None) -> str:
             f"replace that one; {GO_ON}; for another, give each conversation (each ContextManager) a store of its own")
 
 
-def no_history(store: str, held: Sequence[ModelMessage]) -> str:
+def no_history(store: str, held: Sequence[ModelMessage], ours: str | None = None) -> str:
     """A run given no `message_history` of a conversation the store holds: it would replace it all
-    with its one new prompt (a program that opened its store in a new process, most often)."""
+    with its one new prompt (a program that opened its store in a new process, most often). `ours`:
+    the run's conversation, when it is not the store's (no `conversation_id=` given: a new one made up)."""
     named = conversation_of(held)
     what = f" of conversation {named!r}," if named else ", which name no conversation,"
+    if ours is not None:
+        return (f"the store ({store}) holds {_count(len(held))}{what} and this run, of {ours!r}, was given no "
+                f"message_history: it would replace them with its new prompt alone; {GO_ON}; for another, give "
+                "each conversation (each ContextManager) a store of its own")
     return (f"the store ({store}) holds {_count(len(held))}{what} and this run of it was given no message_history: "
             f"it would replace them with its new prompt alone; {GO_ON}; to start anew, give the new conversation "
             "a store of its own")
