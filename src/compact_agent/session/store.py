@@ -66,8 +66,8 @@ __all__ = [
 class SessionStore:
     """The persisted truth of one conversation."""
 
-    def __init__(self, root: Path, session_id: str, clock: Callable[[], str] = now_iso) -> None:
-        self.root = ensure_private_dir(root)
+    def __init__(self, root: Path | str, session_id: str, clock: Callable[[], str] = now_iso) -> None:
+        self.root = root = ensure_private_dir(Path(root))  # a folder's name as text too
         self.session_id = session_id
         self.path = root / f"{session_id}.jsonl"
         self.dir = root / session_id  # side files: tool results, notes, collapse log, events
