@@ -28,9 +28,13 @@ LOCK_FILE = "lock"
 _KEPT: dict[Path, int] = {}
 
 
-def in_use_message(session_id: str, pid: int | None = None) -> str:
+def in_use_message(session_id: str, pid: int | None = None, *, cli: bool = True) -> str:
     """The words for a session another process holds (`take`, `check_free`, journal.py), with that
-    process's id (`holder`) when it is known: which of the user's runs to end, and how."""
+    process's id (`holder`) when it is known: which of the user's runs to end, and how. `cli` False:
+    for a program that locks a `SessionStore` itself, which has no REPL or --continue to name."""
+    if not cli:
+        return (f"session {session_id} is in use by another process{'' if pid is None else f', pid {pid}'} "
+                "(it holds the session's lock until its unlock() or its end): wait for it, or use another session")
     if pid is None:
         return (f"session {session_id} is in use by another compact-agent process"
                 " (wait for it to finish, or start a new session without --continue/--resume)")
@@ -86,7 +90,7 @@ def check_free(root: Path, session_id: str) -> None:
         os.close(fd)
 
 
-def take(folder: Path, session_id: str, root: Path) -> int:
+def take(folder: Path, session_id: str, root: Path, *, cli: bool = True) -> int:
     """Lock session `session_id` (its folder `folder`, in `root`) for good: the lock file's open
     descriptor, this process's id written in it (`hold`): the one `keep` kept when this process took
     it already, before the session was built. Raises SessionLocked when another process holds it."""
@@ -97,7 +101,7 @@ def take(folder: Path, session_id: str, root: Path) -> int:
     if fd is None:
         fd = hold(folder, session_id, root)
     if fd is None:
-        raise SessionLocked(in_use_message(session_id, holder(folder)))
+        raise SessionLocked(in_use_message(session_id, holder(folder), cli=cli))
     return fd
 
 

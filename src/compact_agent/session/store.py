@@ -103,16 +103,16 @@ class SessionStore:
         return ensure_private_dir(self.dir / name)
 
     # -- locking -------------------------------------------------------------------------
-    def lock(self) -> None:
-        """Take an exclusive lock; a second process on the same session gets SessionLocked.
-
+    def lock(self, *, cli: bool = False) -> None:
+        """Take an exclusive lock; a second process on the same session gets SessionLocked, whose words
+        name the terminal agent's ways out (its REPL's /exit, --continue/--resume) only where `cli`.
         Holding it, no one else writes this session's files, so temp files a killed process left
         behind (ours only: other sessions share the project folder) are removed here. A file under
         the session's name that is no session is refused first (NotASessionFile): nothing is made for it.
         The lock itself is locks.py's (`take`).
         """
         refuse_if_not_a_session(self.path)
-        self._lock_fd, self._started = locks.take(self.dir, self.session_id, self.root), not self.path.exists()
+        self._lock_fd, self._started = locks.take(self.dir, self.session_id, self.root, cli=cli), not self.path.exists()
         self.clean_stale_temps()
         if (early := journal.claim_early(self.path)) is not None:  # typed while the session was being built
             self._prompt = (early[0], early[1])

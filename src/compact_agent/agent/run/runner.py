@@ -123,7 +123,7 @@ class AgentSession:
             ensure_private_dir(d)
         self.store = SessionStore(session_root(self.cwd, opts.home), self.session_id)
         self.memory = None  # the notes, made in `_open`: a start failing before them closes none
-        self.store.lock()
+        self.store.lock(cli=True)
         try:  # a start that fails holding the lock lets go of it (a line typed meanwhile is taken back)
             self._open(exists, on_event, on_compact_start, on_change)
         except BaseException:
