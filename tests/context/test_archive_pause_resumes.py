@@ -5,13 +5,15 @@ request after request, until `compact_now` (the agent's /compact). Now a pause w
 was the archive is tried again `ARCHIVE_RETRY` requests later, the wait doubled while the archive
 still cannot be written: no attempt on every request, and still no compaction without its archive.
 The pause is said once (`paused`), a try that fails again is not (`retry`), and the compaction that
-resumes it says so once (`resumed`). A pause of another cause stays until resumed by hand."""
+resumes it says so once (`resumed`). A pause of another cause is not tried again by requests: it waits
+for a cool-down by the clock (breaker_retry.py, tests/context/test_breaker_retries_after_cool_down.py)."""
 
 from __future__ import annotations
 
 import copy
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -25,16 +27,19 @@ from compact_agent.ui.render import compact_line
 
 from .test_store_failures import FULL, Failing, Model
 
+STILL = datetime(2026, 1, 1, tzinfo=UTC)  # a clock that stands still
 QUESTION = "word " * 400  # each run adds about 500 tokens: an 8,000-token window wants a compaction often
 
 
 async def conversation(store: InMemoryStore, runs: int, freed_at: int, *, model: Callable[..., ModelResponse] | None = None,
-                       settings: CompactionSettings | None = None
+                       settings: CompactionSettings | None = None, clock: Callable[[], datetime] | None = None
                        ) -> tuple[ContextManager, list[Event], list[tuple[int, int, bool]]]:
     """`runs` runs of one conversation, the store's archive failing until run `freed_at`. Returns the
     manager, its events, and per run: the requests made so far, compaction attempts so far, paused."""
     events: list[Event] = []
     cm = ContextManager(window=8_000, store=store, event_handler=events.append, settings=settings)
+    if clock is not None:
+        cm.clock = clock
     agent = Agent(FunctionModel(model or Model()), capabilities=[cm])
     history: list[ModelMessage] | None = None
     seen = []
@@ -80,9 +85,10 @@ async def test_a_pause_by_a_full_disk_ends_by_itself_once_the_archive_can_be_wri
     assert store.calls["archive"] == len(made) + len(failed)
 
 
-async def test_a_pause_that_is_not_the_archives_stays_until_resumed_by_hand() -> None:
+async def test_a_pause_that_is_not_the_archives_is_not_tried_again_by_requests() -> None:
     """Summary requests that fail (records off, so that every compaction asks for one) pause it as
-    before: no retry, whatever the requests since."""
+    before: no retry, whatever the requests since, while the clock stands still (its cool-down is
+    by the clock: tests/context/test_breaker_retries_after_cool_down.py)."""
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if library_request(messages) == "summary":
             raise RuntimeError("summaries are broken today")
@@ -91,7 +97,8 @@ async def test_a_pause_that_is_not_the_archives_stays_until_resumed_by_hand() ->
     answers = Model()
     store = InMemoryStore()
     cm, events, seen = await conversation(store, 50, freed_at=-1, model=model,
-                                          settings=CompactionSettings(compaction_records=False, memory_enabled=False))
+                                          settings=CompactionSettings(compaction_records=False, memory_enabled=False),
+                                          clock=lambda: STILL)
     failed = [e for e in events if e.layer == "compact" and e.action == "failed"]
     assert len(failed) == 3 and cm.breaker_open and cm.archive_retry_at is None
     assert failed[-1].detail.get("paused") and "retry_after" not in failed[-1].detail
@@ -138,7 +145,8 @@ async def test_after_a_restart_a_pause_by_a_full_disk_is_tried_at_the_first_comp
     assert not paused and not [e for e in events if e.action == "failed"]
     assert compactions(events)[0].detail.get("resumed") and cm.failures == 0
     assert "archive_paused" not in cm.layer_state().get("learned", {})
-    # A pause of another cause is saved without it: it stays paused after the restart.
+    # A pause of another cause is saved without it, with the time its cool-down ends (breaker_retry.py):
+    # paused after the restart until then, not by requests.
     other = ContextManager(window=8_000)
-    other.load_layer_state({"learned": {"failures": 3}})
+    other.load_layer_state({"learned": {"failures": 3, "breaker_retry_at": "2999-01-01T00:00:00+00:00"}})
     assert other.breaker_open and other.archive_retry_at is None

@@ -30,7 +30,9 @@ def states(cm: ContextManager, *ids: str) -> list[ContextManager]:
 async def test_a_state_given_for_a_conversation_waits_for_that_conversation() -> None:
     cm = ContextManager(window=64_000)
     agent = Agent(FunctionModel(answer), capabilities=[cm])
-    cm.load_layer_state({"learned": {"failures": 3}}, conversation_id="B")
+    # B's breaker paused until its cool-down ends (breaker_retry.py), far off.
+    cm.load_layer_state({"learned": {"failures": 3, "breaker_retry_at": "2999-01-01T00:00:00+00:00"}},
+                        conversation_id="B")
     cm.load_layer_state({"learned": {"failures": 1}}, conversation_id="C")
     assert cm.conversation("B") is None  # not served yet: held
     await agent.run("hello", conversation_id="A")  # runs first: the manager's own state

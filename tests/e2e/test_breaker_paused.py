@@ -1,5 +1,6 @@
 """An automatic compaction that would not shrink the context is said as skipped, not failed, and
-once three in a row have paused automatic compaction /status says so. /status said 'auto-compaction
+once three in a row have paused automatic compaction /status says so, and when it is tried again
+(its cool-down, by the session's clock: breaker_retry.py). /status said 'auto-compaction
 on' with the context over the threshold and '0 tokens until auto-compaction', when none would be
 tried again in that run; `--verbose` said 'auto-compaction failed: compaction would not shrink the
 context (…)' of a compaction that changed nothing because it would not have helped."""
@@ -52,9 +53,11 @@ async def test_compactions_that_would_not_shrink_are_skipped_and_pause_auto_comp
         return agent(req)
 
     events: list = []
+    now = utcnow()
     with FakeOpenAIServer(responder, window=128_000) as server:
         s = session(tmp_path, server)
         s.cm.event_sink = events.append
+        s.cm.clock = lambda: now  # standing still: the pause's cool-down is a minute away when /status asks
         try:
             assert "auto-compaction on" in await status(s)
             await s.run_turn(task_text(N))
@@ -67,13 +70,14 @@ async def test_compactions_that_would_not_shrink_are_skipped_and_pause_auto_comp
     lines = [compact_line(e) for e in refused]
     assert all(line.startswith("compaction skipped: compaction would not shrink the context (") for line in lines)
     assert "paused" not in lines[0] and "paused" not in lines[1]
-    assert lines[2].endswith("; 3 in a row, so automatic compaction is paused (/compact still works)")
+    assert lines[2].endswith("; 3 in a row, so automatic compaction is paused, tried again in 1 minute "
+                             "(/compact still works)")
     assert failed_line(refused[0], "auto-").startswith("auto-compaction skipped: ")  # as --verbose says it
     assert compaction_end(refused[2]) is not None and compaction_end(refused[2])["skipped"] is True
     assert "auto-compaction on" not in shown and "tokens until auto-compaction" not in shown
     assert ("auto-compaction paused: the last 3 tried in a row failed or would not shrink the context; "
-            "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it"
-            ) in shown, shown
+            "it is tried again in 1 minute, and resumes if that succeeds (a /compact that succeeds, or "
+            "/compact --resume-auto, resumes it now)") in shown, shown
 
 
 def broken_summaries(agent: FileTaskAgent):  # noqa: ANN201 - the fake server's responder

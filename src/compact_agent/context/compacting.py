@@ -6,12 +6,12 @@ written without a model, or an update kept after the previous compaction message
 that cheaper; the record too where the summary request cannot fit the window: `_record_instead`), and persists
 and accounts the result (`apply_result`, state.py). The thrash guard (`thrash_level`) escalates a compaction
 that comes too soon after the previous one, and `_auto` makes an automatic one (the threshold, the window, a
-refusal), counting a failure toward the circuit breaker instead of ending the turn (one it opened on an
-archive the store could not write is tried again `ARCHIVE_RETRY` requests later, the wait doubled while it
-still cannot); a refusal that no compaction can answer, the instructions and tool definitions leaving no room
-for even a record, ends the run in one line (full_window.py); one the run's `UsageLimits` stop ends as one
-that failed, and the run with the limit's error. `CompactingState` is a part of `ContextManager`
-(pipeline.py), which adds the pydantic-ai hooks that call it.
+refusal), counting a failure toward the circuit breaker instead of ending the turn (one opened on an archive
+the store could not write is tried again `ARCHIVE_RETRY` requests later, doubled while it still cannot; others
+after a cool-down: breaker_retry.py); a refusal that no compaction can answer, the instructions and tool
+definitions leaving no room for even a record, ends the run in one line (full_window.py); one the run's
+`UsageLimits` stop ends as one that failed, and the run with the limit's error. `CompactingState` is part of
+`ContextManager` (pipeline.py), which adds the pydantic-ai hooks that call it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from pydantic_ai.exceptions import ModelContextWindowExceededError, UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 
-from . import handlers, shaping
+from . import breaker_retry, handlers, shaping
 from .compaction.result import (
     LEAST_FREED,
     ArchiveNotWritten,
@@ -61,15 +61,13 @@ class CompactingState(ManagerState):
         # and the answers the history held right after it (`recall_thrash`).
         self._thrash_last: tuple[int, int] | None = None
         self._kept_answers = 0
-        self.archive_retry_at: int | None = None  # the request from which a pause `ARCHIVE_RETRY` set ends
         if self.compactor.sent_whole is None:  # the tail's results the model has, as `sent_size` measures
             self.compactor.sent_whole = self.results_sent_whole  # every compaction's, a partial one's too
 
     @property
     def breaker_open(self) -> bool:
-        """Automatic compaction paused: failures in a row, and no retry of an unwritten archive due."""
-        return super().breaker_open and not (self.archive_retry_at is not None
-                                             and self.requests >= self.archive_retry_at)
+        """Automatic compaction paused: failures in a row, and no retry due (breaker_retry.py)."""
+        return super().breaker_open and not breaker_retry.due(self)
 
     async def compact(self, messages: list[ModelMessage], *, trigger: str, instructions: str = "",
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
@@ -387,13 +385,15 @@ class CompactingState(ManagerState):
             self.failures += 1
             wait = ARCHIVE_RETRY << min(self.failures - limit, 3) if unwritten and self.failures >= limit else None
             self.archive_retry_at = None if wait is None else self.requests + wait
+            cool = breaker_retry.pause(self, limit, unwritten)  # seconds until it is tried again, by the clock
             self.emit(Event("compact", "failed", before, before, trigger=trigger,
                             duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
                             detail={"error": one_line(e), "failures": self.failures,
                                     **({"skipped": True} if isinstance(e, NotSmaller) else {}),
                                     **({"retry": True} if again else {"paused": True} if self.breaker_open else {}),
-                                    **({"retry_after": wait} if wait is not None else {})}))
+                                    **({"retry_after": wait} if wait is not None else {}),
+                                    **({"retry_in_s": cool} if cool is not None else {})}))
             return False
-        self.failures, self.archive_retry_at = 0, None
+        breaker_retry.closed(self)  # no failures in a row, no pause
         messages[:] = self.compactions[-1].messages
         return True

@@ -16,8 +16,10 @@ learned that a restart would otherwise measure again, each for a reason a test p
   what it does not); it and `report` are of the server named in `measured_at`, and taken back only by a
   conversation sent to that server (another model counts otherwise: its first request went over the window);
 - `savings`: what the layers' decisions keep out, which the next process counts from;
-- `failures`: automatic compactions that failed in a row (a paused breaker stays paused; one an archive
-  that could not be written paused, `archive_paused`, is tried at the first compaction the next run needs);
+- `failures`: automatic compactions that failed in a row (a paused breaker stays paused until
+  `breaker_retry_at`, the UTC time its cool-down ends, breaker_retry.py: saved without it, or damaged, it
+  is tried at the first compaction the next run needs, as one an archive that could not be written paused
+  is, `archive_paused`);
 - `longest_answer` and `summary`: the output reserve, and so the threshold, follows them;
 - `thrash`: the thrash guard's level and the latest compaction it goes by (compacting.py `thrash_state`):
   without it each `-c` run began with the guard at rest, and a small window compacted on every run;
@@ -31,10 +33,12 @@ learned that a restart would otherwise measure again, each for a reason a test p
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol, cast
 
 from pydantic_ai.exceptions import UserError
 
+from . import breaker_retry
 from .decisions.schedule import Schedule
 from .layers import frozen
 from .plumbing import tokens
@@ -61,6 +65,7 @@ class _Manager(Protocol):
     server: str | None
     failures: int
     archive_retry_at: int | None
+    breaker_retry_at: datetime | None
     thinking_left_out: bool
     save_state: Callable[[dict[str, Any]], None] | None
     _prev_savings: dict[str, int]
@@ -79,7 +84,10 @@ class SavedState:
     """Saving and re-applying the layers' decisions and what the schedule learned (module docstring)."""
 
     window_learned: LearnedWindow | None  # set here too: its type is the manager's, not the one set
-    archive_retry_at: int | None = None  # when a pause by an unwritten archive is tried again (compacting.py)
+    # When a pause of automatic compaction ends: a pause by an unwritten archive at this request (compacting.py
+    # `ARCHIVE_RETRY`), another at this time (breaker_retry.py). Set on the instance, these are the defaults.
+    archive_retry_at: int | None = None
+    breaker_retry_at: datetime | None = None
 
     def layer_state(self: _Manager) -> dict[str, Any]:
         """The layers' decisions, with what was learned under `LEARNED` (only what there is)."""
@@ -103,6 +111,8 @@ class SavedState:
             learned["failures"] = self.failures
             if self.archive_retry_at is not None:  # paused by an archive not written (compacting.py)
                 learned["archive_paused"] = True
+            elif self.breaker_retry_at is not None:  # paused until its cool-down ends (breaker_retry.py)
+                learned["breaker_retry_at"] = breaker_retry.to_json(self.breaker_retry_at)
         if self.schedule.max_output_seen:
             learned["longest_answer"] = self.schedule.max_output_seen
         if self.schedule.full_summaries:
@@ -191,6 +201,10 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
     failures = learned.get("failures")
     cm.failures = failures if type(failures) is int and failures > 0 else 0
     cm.archive_retry_at = 0 if cm.failures and learned.get("archive_paused") is True else None  # tried at once
+    # Paused otherwise: until the saved time; at once where none was saved, or none can be read (`usable`).
+    retry_at = breaker_retry.from_json(learned.get("breaker_retry_at"))
+    paused = cm.failures >= cm.limits.max_consecutive_failures and cm.archive_retry_at is None
+    cm.breaker_retry_at = (retry_at or breaker_retry.DUE_NOW) if paused else None
     cm.thinking_left_out = learned.get("thinking_left_out") is True
     cm.recall_thrash(learned.get("thrash"))
     cm._rebaseline = True
@@ -200,8 +214,9 @@ def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
 #: What `layer_state` saves under `LEARNED`, by the JSON type each is saved as.
 _LEARNED_TYPES: dict[str, type] = {
     "handler_instructs": bool, "window": list, "window_model": str, "report": list, "report_media": int, "thinking": dict,
-    "measured_at": str, "savings": dict, "failures": int, "archive_paused": bool, "longest_answer": int, "summary": list,
-    "summary_cache": list, "output_caps": dict, "thinking_left_out": bool, "thrash": list}
+    "measured_at": str, "savings": dict, "failures": int, "archive_paused": bool, "breaker_retry_at": str,
+    "longest_answer": int, "summary": list, "summary_cache": list, "output_caps": dict, "thinking_left_out": bool,
+    "thrash": list}
 
 
 def usable(learned: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +228,8 @@ def usable(learned: dict[str, Any]) -> dict[str, Any]:
         kind = _LEARNED_TYPES.get(key)
         if kind is None:
             frozen.log.warning("the saved state learned %r, which is not known here; it is left out", key)
-        elif type(value) is not kind or (key == "window" and LearnedWindow.from_json(value) is None):
+        elif type(value) is not kind or (key == "window" and LearnedWindow.from_json(value) is None) or (
+                key == "breaker_retry_at" and breaker_retry.from_json(value) is None):
             frozen.log.warning("what the saved state learned of %r is unusable (%s); it is measured again",
                                key, one_line_value(value))
         else:

@@ -15,6 +15,7 @@ from rich.text import Text
 from .. import secrets
 from ..agent.run.runner import AgentSession
 from ..agent.safety.checked_open import workdir_gone
+from ..context import breaker_retry
 from ..session.archives import space_line
 from ..words import plural
 from . import render
@@ -80,7 +81,7 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
                                                             boundaries[boundaries.index(made[0]):]) else ""
     _row(c, "compactions", f"{whole} in the whole session{undid} ({compacted_this_run(s)} since this run began)",
          render.auto_compaction(s.cm.failures, s.cm.breaker_open, None if (at := s.cm.archive_retry_at) is None
-                                else at - s.cm.requests))
+                                else at - s.cm.requests, breaker_retry.retry_in_s(s.cm)))
     _say_skipped(c, skipped)
     if kept := space_line(s.store.archives()):  # nothing removes them by itself
         _row(c, "archives", kept)

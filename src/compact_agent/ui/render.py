@@ -33,33 +33,46 @@ def bar(used: int, threshold: int, window: int, width: int = 40) -> str:
     return "[" + "".join(cells) + "]"
 
 
-def auto_compaction(failures: int, paused: bool, retry_in: int | None = None) -> str:
+def auto_compaction(failures: int, paused: bool, retry_in: int | None = None, retry_in_s: float | None = None) -> str:
     """Whether automatic compaction runs, for /status: after `max_consecutive_failures` automatic
-    compactions in a row that failed or would not shrink the context, none is tried in this session
-    (the count is saved with it: `-c` goes on paused) until one made with /compact succeeds or
-    `/compact --resume-auto` resumes it; where the latest could not write its archive (a full disk),
-    it is tried again `retry_in` requests on, and resumes once that is written."""
+    compactions in a row that failed or would not shrink the context, none is tried until its
+    cool-down ends, `retry_in_s` seconds on (the time is saved with the session: `-c` goes on paused
+    until then; it used to stay paused for good, however long ago the provider came back), or one
+    made with /compact succeeds, or `/compact --resume-auto` resumes it; where the latest could not
+    write its archive (a full disk), it is tried again `retry_in` requests on, and resumes once that
+    is written."""
     if not paused:
         return "auto-compaction on"
     if retry_in is not None:
         return (f"auto-compaction paused: the last {failures} tried in a row failed, the latest unable to archive the "
                 f"transcript; it is tried again in {plural(max(1, retry_in), 'request')}, and resumes once the archive "
                 "is written (a /compact that succeeds, or /compact --resume-auto, resumes it now)")
-    return (f"auto-compaction paused: the last {failures} tried in a row failed or would not shrink the context; "
-            "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it")
+    said = f"auto-compaction paused: the last {failures} tried in a row failed or would not shrink the context; "
+    if retry_in_s is not None:
+        return (said + f"it is tried again in {wait_words(retry_in_s)}, and resumes if that succeeds (a /compact "
+                "that succeeds, or /compact --resume-auto, resumes it now)")
+    return said + "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it"
+
+
+def wait_words(seconds: float) -> str:
+    """`45 seconds`, `1 minute`, `32 minutes`: a wait as the user reads it, rounded up."""
+    whole = max(1, -int(-seconds // 1))
+    return plural(whole, "second") if whole < 60 else plural(-(-whole // 60), "minute")
 
 
 def failed_line(ev: Event, auto: str = "") -> str:
     """A compaction that did not happen: `skipped` where it would not have shrunk the context (the
     history is as it was, nothing broke), else `failed`; after how long, from a second (slow hooks,
     a summary request that timed out: the user waited for them); and when it paused automatic
-    compaction (one an archive not written paused is tried again: `retry_after` requests on)."""
+    compaction (one an archive not written paused is tried again: `retry_after` requests on; another,
+    once its cool-down has passed: `retry_in_s` seconds on)."""
     waited = f" after {_duration(ev.duration_ms)}" if ev.duration_ms >= HOOK_SAID_MS else ""
     line = f"{auto}compaction {'skipped' if ev.detail.get('skipped') else 'failed'}{waited}: {ev.detail.get('error', '')}"
     if ev.detail.get("paused"):
-        retry = ev.detail.get("retry_after")
+        retry, cool = ev.detail.get("retry_after"), ev.detail.get("retry_in_s")
         line += (f"; {ev.detail.get('failures', 3)} in a row, so automatic compaction is paused"
-                 + (f", tried again in {plural(retry, 'request')}" if isinstance(retry, int) else "")
+                 + (f", tried again in {plural(retry, 'request')}" if isinstance(retry, int) else
+                    f", tried again in {wait_words(cool)}" if isinstance(cool, int | float) else "")
                  + " (/compact still works)")
     return line
 
