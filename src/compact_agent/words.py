@@ -1,5 +1,5 @@
 """How a count is written in what the user reads: `1 message`, `2 messages`, `3 matches`; and a
-value the user gave, quoted as written (`quoted`: `'it's'`, never Python's `"it's"`).
+value the user gave, quoted as written (`quoted`: `'it's'`, never Python's `"it's"`); a wait (`wait_words`).
 
 The session's load warnings, the agent's tool-result lines and the UI all count things; this sits
 below all of them, so session/ need not import the agent's streaming code for one word (the agent's
@@ -25,3 +25,9 @@ def quoted(text: str) -> str:
     as `\\n`, so the line stays one line; the other controls are shown by what prints the line
     (ui/visible.py)."""
     return "'" + text.replace("\n", "\\n") + "'"
+
+
+def wait_words(seconds: float) -> str:
+    """`45 seconds`, `1 minute`, `32 minutes`: a wait as the user reads it, rounded up."""
+    whole = max(1, -int(-seconds // 1))
+    return plural(whole, "second") if whole < 60 else plural(-(-whole // 60), "minute")

@@ -74,6 +74,9 @@ async def test_compactions_that_would_not_shrink_are_skipped_and_pause_auto_comp
                              "(/compact still works)")
     assert failed_line(refused[0], "auto-").startswith("auto-compaction skipped: ")  # as --verbose says it
     assert compaction_end(refused[2]) is not None and compaction_end(refused[2])["skipped"] is True
+    end = compaction_end(refused[2])  # stream-json says when it is tried again too
+    assert end is not None and end["paused"] is True and end["retry_in_s"] == 60
+    assert "retry_in_s" not in (compaction_end(refused[1]) or {})
     assert "auto-compaction on" not in shown and "tokens until auto-compaction" not in shown
     assert ("auto-compaction paused: the last 3 tried in a row failed or would not shrink the context; "
             "it is tried again in 1 minute, and resumes if that succeeds (a /compact that succeeds, or "

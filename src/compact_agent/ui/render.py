@@ -11,7 +11,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from .. import secrets
-from ..words import plural
+from ..words import plural, wait_words
 from .visible import one_line, visible, visible_segments
 
 if TYPE_CHECKING:  # the REPL draws its banner and prompt before the library is imported
@@ -52,12 +52,6 @@ def auto_compaction(failures: int, paused: bool, retry_in: int | None = None, re
         return (said + f"it is tried again in {wait_words(retry_in_s)}, and resumes if that succeeds (a /compact "
                 "that succeeds, or /compact --resume-auto, resumes it now)")
     return said + "it stays paused in this session until a /compact succeeds, or /compact --resume-auto resumes it"
-
-
-def wait_words(seconds: float) -> str:
-    """`45 seconds`, `1 minute`, `32 minutes`: a wait as the user reads it, rounded up."""
-    whole = max(1, -int(-seconds // 1))
-    return plural(whole, "second") if whole < 60 else plural(-(-whole // 60), "minute")
 
 
 def failed_line(ev: Event, auto: str = "") -> str:

@@ -34,6 +34,7 @@ from ...context import (  # the library's public API: the agent builds on nothin
     SharedPrefixSummarizer,
     default_layers,
 )
+from ...context.breaker_retry import retry_in_s  # when a paused breaker is tried again, as /status says
 from ...context.shaping import preview  # a look at the next request's view, which decides nothing
 from ...context.wiring import Internals, SummaryInputs  # and the one seam for what a coding agent wires in
 from ...error_causes import reply_not_json
@@ -43,6 +44,7 @@ from ...models import ModelInfo, build_model, model_info, prices_of, provider_fo
 from ...session.archives import glob_escape
 from ...session.repair import handed_back
 from ...session.store import SessionStore, ensure_private_dir
+from ...words import wait_words
 from ..safety.permissions import Permissions, resolve_path
 from ..tools import names as tool_names
 from ..tools.arg_errors import PlainArgumentErrors
@@ -200,9 +202,10 @@ class AgentSession:
         )
         restore_layer_state(self)
         if self.cm.breaker_open:  # paused by an earlier run: said once, as /status says it
+            when = "" if (wait := retry_in_s(self.cm)) is None else f"it is tried again in {wait_words(wait)}; "
             self.notes.append(f"automatic compaction is paused in this session: the last {self.cm.failures} tried "
-                              "in a row failed or would not shrink the context; a /compact that succeeds resumes "
-                              "it, as does /compact --resume-auto")
+                              f"in a row failed or would not shrink the context; {when}a /compact that succeeds "
+                              "resumes it, as does /compact --resume-auto")
         # No window given: the one this endpoint and model showed in an earlier session; given a
         # larger one, a prompt over it taken whole forgets it (window_proof.py).
         self.window_proof = WindowProof(self)

@@ -192,7 +192,8 @@ def compaction_end(ev: Any) -> dict[str, Any] | None:
         return {"type": "compaction_end", "ok": False, "trigger": ev.trigger, "error": detail.get("error", ""),
                 "duration_ms": ev.duration_ms,
                 **({"skipped": True} if detail.get("skipped") else {}),
-                **({"paused": True} if detail.get("paused") else {})}
+                **({"paused": True} if detail.get("paused") else {}),
+                **({"retry_in_s": wait} if isinstance(wait := detail.get("retry_in_s"), int | float) else {})}
     if ev.action == "blocked":
         return {"type": "compaction_end", "ok": False, "blocked": True, "trigger": ev.trigger,
                 "reason": detail.get("reason", ""), "fallback": detail.get("fallback", "")}
