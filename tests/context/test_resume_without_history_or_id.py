@@ -13,30 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic_ai import Agent
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from compact_agent.context import ContextManager, Event, HistoryStore
+from compact_agent.context import Event
 from compact_agent.session.store import SessionStore
-
-
-class Counted:
-    """A model that answers each prompt by its text and counts the requests that reached it."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.calls += 1
-        prompt = next(p.content for p in messages[-1].parts if isinstance(p, UserPromptPart))
-        return ModelResponse(parts=[TextPart(f"answer to {prompt}")])
-
-
-def agent_on(store: HistoryStore, model: Counted, events: list[Event]) -> Agent[None, str]:
-    return Agent(FunctionModel(model), capabilities=[ContextManager(window=8_000, store=store,
-                                                                    event_handler=events.append)])
+from tests.context.test_resume_without_history import Counted, agent_on
 
 
 async def test_a_restart_that_passes_neither_history_nor_id_is_told_it_gave_no_history(tmp_path: Path) -> None:
