@@ -122,6 +122,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if origin is None or not Path(origin).resolve().is_relative_to(SRC):
         raise pytest.UsageError(f"compact_agent is imported from {origin}, not from this checkout's {SRC}: "
                                 f"run pytest from this checkout (its pyproject.toml puts src first)")
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):  # xdist starts workers
+        from tests import rewritten_cache
+
+        rewritten_cache.warm(config, os.cpu_count() or 1)  # before they each rewrite every test module
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
