@@ -41,7 +41,7 @@ from pydantic_ai.messages import CapabilityEvent, ModelMessage
 from pydantic_ai.tools import RunContext
 
 from ..decisions.economics import Prices, rewrite_pays
-from . import tokens
+from . import event_words, tokens
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,9 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def __str__(self) -> str:  # one line a person reads (event_words.py); repr() keeps the fields
+        return event_words.said(self)
 
 
 @dataclass
@@ -152,10 +155,9 @@ class NotesEvent(Event):
 
 @dataclass
 class ConversationEvent(Event):
-    """A conversation's state let go (`action` "dropped"): past `max_conversations`, the least recently
-    used idle one goes, and a run of it later starts afresh. What went with it: `detail["compactions"]`,
-    and `detail["archives"]`, the transcripts before them its store held (with the default `InMemoryStore`,
-    their only copy); `conversation_id` names it."""
+    """A conversation's state let go (`action` "dropped"): past `max_conversations`, the least recently used
+    idle one goes, and a run of it later starts afresh. What went with it: `detail["compactions"]`, and
+    `detail["archives"]`, the transcripts its store held (with the default `InMemoryStore`, their only copy)."""
 
     kind: ClassVar[str] = "conversation"
 
