@@ -21,6 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+try:
+    from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc
+except ImportError:  # gone from this pytest: nothing is warmed
+    PYC_TAIL = ""
+
 TESTS = Path(__file__).resolve().parent
 
 
@@ -46,11 +51,7 @@ def missing(root: Path, tail: str) -> list[Path]:
 def warm(config: Any, cores: int, root: Path = TESTS) -> int:
     """Rewrite what is missing from the cache under `root` in `cores` processes (this one and
     forks); how many modules were missing."""
-    if sys.dont_write_bytecode:  # the workers would not write their cache either
-        return 0
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc
-    except ImportError:
+    if sys.dont_write_bytecode or not PYC_TAIL:  # the workers write no cache either; or no rewriting to call
         return 0
     todo = sorted(missing(root, PYC_TAIL), key=lambda m: m.stat().st_size, reverse=True)
     if not todo:
@@ -62,12 +63,12 @@ def warm(config: Any, cores: int, root: Path = TESTS) -> int:
         if pid == 0:  # a share of its own, then out at once: no exit handlers, no pytest teardown
             code = 1
             try:
-                _rewrite(share, config, _rewrite_test, _write_pyc, PYC_TAIL)
+                _rewrite(share, config)
                 code = 0
             finally:
                 os._exit(code)
         children.append(pid)
-    _rewrite(shares[0], config, _rewrite_test, _write_pyc, PYC_TAIL)
+    _rewrite(shares[0], config)
     for pid in children:
         os.waitpid(pid, 0)
     return len(todo)
@@ -80,11 +81,11 @@ class _Quiet:
         return None
 
 
-def _rewrite(modules: list[Path], config: Any, rewrite: Any, write: Any, tail: str) -> None:
+def _rewrite(modules: list[Path], config: Any) -> None:
     for module in modules:
         try:
-            source_hash, code = rewrite(module, config)
+            source_hash, code = _rewrite_test(module, config)
             (module.parent / "__pycache__").mkdir(exist_ok=True)
-            write(_Quiet(), code, source_hash, _pyc(module, tail))
+            _write_pyc(_Quiet(), code, source_hash, _pyc(module, PYC_TAIL))
         except Exception:  # noqa: BLE001, S112 - left to the worker, which reports it
             continue

@@ -20,7 +20,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import CompactionSettings, ContextManager, InMemoryStore
-from compact_agent.context.compacting import ARCHIVE_RETRY
+from compact_agent.context.breaker_retry import ARCHIVE_RETRY
 from compact_agent.context.plumbing.events import Event
 from compact_agent.context.testing import library_request
 from compact_agent.ui.render import compact_line

@@ -21,7 +21,7 @@ from rich.console import Console
 
 import compact_agent.ui.commands  # noqa: F401 - registers /status
 from compact_agent import crashpoints
-from compact_agent.context.compacting import ARCHIVE_RETRY
+from compact_agent.context.breaker_retry import ARCHIVE_RETRY
 from compact_agent.context.plumbing.events import Event
 from compact_agent.session.store import load_session_file
 from compact_agent.ui.command_registry import COMMANDS

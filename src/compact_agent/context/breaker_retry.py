@@ -1,8 +1,8 @@
 """When a paused circuit breaker lets automatic compaction try again.
 
 After `max_consecutive_failures` automatic compactions in a row fail, automatic compaction pauses
-(compacting.py `_auto`). One paused by an archive the store could not write is tried again
-`ARCHIVE_RETRY` requests later (compacting.py). One paused by any other failure (a summary request
+(compacting.py `_auto`, which asks `pause` when it is tried again). One paused by an archive the store
+could not write is tried again `ARCHIVE_RETRY` requests later. One paused by any other failure (a summary request
 the provider failed, a summary that would not shrink the context) used to stay paused for good, until
 `close_breaker()` or a compaction asked for: a short provider outage left a conversation that lives on
 uncompacted, every request leaving its older rounds out. It is now tried again once the cool-down
@@ -24,6 +24,10 @@ from typing import Protocol
 #: within about half an hour (the cap: 32 minutes).
 COOL_DOWN_S = 60
 COOL_DOWN_CAP_S = COOL_DOWN_S << 5
+
+#: Requests after which automatic compaction paused by archives the store could not write (a full disk)
+#: is tried again, doubled after each try that still cannot, up to eight times: freed space resumes it.
+ARCHIVE_RETRY = 8
 
 #: Due at once: a saved time that is missing or cannot be read (compared with any clock's time).
 DUE_NOW = datetime.min.replace(tzinfo=UTC)
@@ -58,16 +62,21 @@ def due(cm: _Paused) -> bool:
     return cm.breaker_retry_at is not None and _utc(cm.clock()) >= _utc(cm.breaker_retry_at)
 
 
-def pause(cm: _Paused, limit: int, unwritten: bool) -> int | None:
-    """After a failure counted in `cm.failures`: the seconds until the breaker's retry where it is now
-    open by a failure other than an archive not written (`unwritten`: compacting.py waits by requests),
-    its time set; None (and no time) otherwise."""
-    if unwritten or cm.failures < limit:
-        cm.breaker_retry_at = None
-        return None
-    wait = cool_down_s(cm.failures, limit)
-    cm.breaker_retry_at = _utc(cm.clock()) + timedelta(seconds=wait)
-    return wait
+def pause(cm: _Paused, limit: int, unwritten: bool) -> tuple[int | None, int | None]:
+    """After a failure counted in `cm.failures`: when the breaker, open now, is tried again, as (requests,
+    seconds), with the request or time set on `cm`: an archive not written (`unwritten`) `ARCHIVE_RETRY`
+    requests on, doubled while it still cannot; any other failure once its cool-down has passed by the
+    clock. (None, None) while the breaker is shut."""
+    cm.archive_retry_at = cm.breaker_retry_at = None
+    if cm.failures < limit:
+        return None, None
+    if unwritten:
+        wait = ARCHIVE_RETRY << min(cm.failures - limit, 3)
+        cm.archive_retry_at = cm.requests + wait
+        return wait, None
+    cool = cool_down_s(cm.failures, limit)
+    cm.breaker_retry_at = _utc(cm.clock()) + timedelta(seconds=cool)
+    return None, cool
 
 
 def closed(cm: _Paused) -> None:

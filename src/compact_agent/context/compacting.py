@@ -7,7 +7,7 @@ that cheaper; the record too where the summary request cannot fit the window: `_
 and accounts the result (`apply_result`, state.py). The thrash guard (`thrash_level`) escalates a compaction
 that comes too soon after the previous one, and `_auto` makes an automatic one (the threshold, the window, a
 refusal), counting a failure toward the circuit breaker instead of ending the turn (one opened on an archive
-the store could not write is tried again `ARCHIVE_RETRY` requests later, doubled while it still cannot; others
+the store could not write is tried again some requests later, doubled while it still cannot; others
 after a cool-down: breaker_retry.py); a refusal that no compaction can answer, the instructions and tool
 definitions leaving no room for even a record, ends the run in one line (full_window.py); one the run's
 `UsageLimits` stop ends as one that failed, and the run with the limit's error. `CompactingState` is part of
@@ -46,10 +46,6 @@ from .plumbing.overflow import figures, refusal_text
 from .plumbing.tracing import failed
 from .state import ManagerState
 from .wiring import Internals
-
-#: Requests after which automatic compaction paused by archives the store could not write (a full disk)
-#: is tried again, doubled after each try that still cannot, up to eight times: freed space resumes it.
-ARCHIVE_RETRY = 8
 
 
 class CompactingState(ManagerState):
@@ -378,14 +374,12 @@ class CompactingState(ManagerState):
         except (CompactionError, ValueError, Exception) as e:  # noqa: BLE001 - a failed compaction never ends the turn
             # Counted toward the circuit breaker either way. One that would not shrink the context
             # was skipped, not broken: `skipped` says so to whoever shows the event. An archive not
-            # written pauses until a retry (`ARCHIVE_RETRY`); one that fails again was said: `retry`
+            # written pauses until a retry (breaker_retry.py); one that fails again was said: `retry`
             # (not one tried at once after a restart, `archive_retry_at` 0: this run was not told).
             limit, unwritten = self.limits.max_consecutive_failures, isinstance(e, ArchiveNotWritten)
             again = unwritten and bool(self.archive_retry_at) and self.failures >= limit
             self.failures += 1
-            wait = ARCHIVE_RETRY << min(self.failures - limit, 3) if unwritten and self.failures >= limit else None
-            self.archive_retry_at = None if wait is None else self.requests + wait
-            cool = breaker_retry.pause(self, limit, unwritten)  # seconds until it is tried again, by the clock
+            wait, cool = breaker_retry.pause(self, limit, unwritten)  # when it is tried again: requests, or seconds
             self.emit(Event("compact", "failed", before, before, trigger=trigger,
                             duration_ms=handlers.ms_since(self.clock, started),  # hooks and a summary request too
                             detail={"error": one_line(e), "failures": self.failures,

@@ -85,9 +85,10 @@ class SavedState:
 
     window_learned: LearnedWindow | None  # set here too: its type is the manager's, not the one set
     # When a pause of automatic compaction ends: a pause by an unwritten archive at this request (compacting.py
-    # `ARCHIVE_RETRY`), another at this time (breaker_retry.py). Set on the instance, these are the defaults.
+    # `ARCHIVE_RETRY`), another at this time (both breaker_retry.py). Set on the instance, these are the defaults.
     archive_retry_at: int | None = None
     breaker_retry_at: datetime | None = None
+    took_saved: bool = False  # it took a saved state given for its conversation (`taken_back`, unclaimed.py)
 
     def layer_state(self: _Manager) -> dict[str, Any]:
         """The layers' decisions, with what was learned under `LEARNED` (only what there is)."""
@@ -260,12 +261,7 @@ def taken_back(cm: SavedState, conversation_id: str, state: SavedState) -> None:
     saved = waiting_states(cm).pop(conversation_id, None)
     if saved is not None:
         apply_state(cast(_Manager, state), saved)
-        vars(state)["_took_saved_state"] = True  # it is that conversation's now (unclaimed.py)
-
-
-def took_saved_state(state: object) -> bool:
-    """`state` took a saved state given for its conversation (`taken_back`)."""
-    return bool(vars(state).get("_took_saved_state"))
+        state.took_saved = True  # it is that conversation's now (unclaimed.py)
 
 
 def _report_media(calibration: tokens.Calibration) -> int:

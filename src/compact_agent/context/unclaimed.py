@@ -20,7 +20,6 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 
 from . import lifecycle
-from .saved_state import took_saved_state
 from .state import ManagerState
 
 
@@ -38,6 +37,6 @@ def let_go(cm: ManagerState, key: str) -> None:
     with lifecycle._CLAIM:  # not while a run in another thread looks its state up (`state_for`)
         if (cm._manager is None and cm._conversation == key and cm._windows.model is None
                 and not cm.compactions and not cm._sync.started and not lifecycle.busy(cm)
-                and not took_saved_state(cm)):
+                and not cm.took_saved):
             cm._conversation = None
             cm._sync.given = None  # the history the failed run was given (`StoreSync.starting`)

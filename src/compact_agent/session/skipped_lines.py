@@ -19,7 +19,7 @@ from pathlib import Path
 from ..regular_file import open_regular
 from ..words import plural
 from .lines import MAX_LINE_BYTES, parsed
-from .unreadable import _lines, _unreadable
+from .unreadable import is_unreadable, lines_of
 
 log = logging.getLogger("compact_agent.session")
 
@@ -32,8 +32,8 @@ def inside(path: Path, cap: int = MAX_LINE_BYTES) -> list[tuple[int, str]]:
     be opened as a regular file any more."""
     try:
         with open_regular(path) as f:
-            return [(n, _why(line, cap)) for n, (_, _, line) in enumerate(_lines(f.fileno(), cap), 1)
-                    if _unreadable(line)]
+            return [(n, _why(line, cap)) for n, (_, _, line) in enumerate(lines_of(f.fileno(), cap), 1)
+                    if is_unreadable(line)]
     except OSError:
         return []
 

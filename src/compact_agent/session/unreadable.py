@@ -30,7 +30,7 @@ from .not_a_session import refuse_if_not_a_session
 _CHUNK = 1 << 20
 
 
-def _lines(fd: int, cap: int) -> Iterator[tuple[int, int, bytes | None]]:
+def lines_of(fd: int, cap: int) -> Iterator[tuple[int, int, bytes | None]]:
     """(start, end after its newline, its bytes, or None when over `cap`) of each line of the
     file that ends with a newline; read in chunks, a long line never held whole."""
     pos = start = 0
@@ -49,7 +49,7 @@ def _lines(fd: int, cap: int) -> Iterator[tuple[int, int, bytes | None]]:
         pos += len(chunk)
 
 
-def _unreadable(line: bytes | None) -> bool:
+def is_unreadable(line: bytes | None) -> bool:
     """Whether a load skips `line` as unreadable (lines.py's `_parse_lines`, loading.py's `readable`)."""
     if line is None:
         return True
@@ -104,8 +104,8 @@ def set_aside_unreadable(path: Path, side_dir: Path, stamp: datetime | None = No
         bad: list[tuple[int, int]] = []
         good: list[tuple[int, int]] = []
         entries = 0
-        for start, end, line in _lines(fd, cap):
-            if _unreadable(line):
+        for start, end, line in lines_of(fd, cap):
+            if is_unreadable(line):
                 bad.append((start, end))
             else:
                 entries += line is not None and bool(line.strip())

@@ -24,7 +24,6 @@ class _Told(Protocol):
     tokens_after: int
     trigger: str
     detail: dict[str, Any]
-    freed: int | None
 
     @property
     def tokens_freed(self) -> int: ...
@@ -40,8 +39,7 @@ def said(event: _Told) -> str:
     before, after = event.tokens_before, event.tokens_after
     if before or after:
         sizes = f"{before:,} tokens" if before == after else f"{before:,} -> {after:,} tokens"
-        freed = event.tokens_freed
-        line += f": {sizes}" + (f", {freed:,} freed" if freed and (event.freed is not None or before != after) else "")
+        line += f": {sizes}" + (f", {freed:,} freed" if (freed := event.tokens_freed) else "")
     if event.failed:
         line += f"{';' if before or after else ':'} {event.error or 'no reason given'}"
         if event.detail.get("paused"):
