@@ -9,20 +9,16 @@ that does not happen:
      steps without a model (`summary.record_of`), and keep the previous compaction message as it
      is, appending an update (incremental);
   2. build the new history: summary message (with the user's own words) + restored files +
-     attachments + the results in use (those from before the user's newest message, where it is
-     summarised, then that message: `cuts.kept_before`) + the kept tail, with no call/result pair
-     split and no adjacent same-role messages;
-  3. reject the result if it is not smaller than its input (where the summary itself is too long
-     for the room, a record of the steps may stand in: `record_fallback`); one of the cheap forms
-     over the caller's ceiling is made again without them; the caller's own check (`vet`) may
-     reject it too;
-  4. archive the full transcript — if that fails, stop: nothing was rewritten — and name the copy
-     in the summary message (built until then naming the latest copy, or the one the history's
-     compaction message names, and made again where the copy's path, known only once it is
-     written, differs);
+     attachments + the results in use (`cuts.kept_before`) + the kept tail, with no call/result
+     pair split and no adjacent same-role messages;
+  3. reject the result if it is not smaller than its input (a record may stand in for a summary
+     too long for the room: `record_fallback`); one of the cheap forms over the caller's ceiling
+     is made again without them (a record first cut shorter: `record_cut.py`); the caller's own
+     check (`vet`) may reject it too;
+  4. archive the full transcript — if that fails, stop: nothing was rewritten; a compaction
+     refused at 3 wrote none — and name the copy in the summary message (made again where the
+     copy's path, known only once it is written, differs from the one it was built naming);
   5. let the caller rewrite the session atomically to a boundary plus this history.
-A compaction refused at 3 wrote no archive: it used to leave a copy of the transcript behind at
-every refused attempt.
 
 What a compaction keeps (the tail, the results in use, the files restored) and how large that
 is, is `Keeper`'s (keep.py): the schedule asks it before every request, and a compaction cuts
@@ -33,6 +29,7 @@ The summarizer and the archive are passed in: this module never talks to a provi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +41,7 @@ from ..layers import digest
 from ..plumbing import history_state, rounds, tokens
 from ..plumbing.events import Event, Stopwatch
 from ..plumbing.markers import is_compaction_message
-from . import cut_replies, ledger, restore, summary, summary_prompt, user_messages
+from . import cut_replies, ledger, record_cut, restore, summary, summary_prompt, user_messages
 from .cuts import join, kept_before, newest_typed, partial_split, summarize_fitting
 from .images import kept_images, with_images
 from .keep import Keeper
@@ -75,7 +72,7 @@ class Compactor(Keeper):
                       summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                       prefer_record: Callable[[int], bool] | None = None,
                       prefer_incremental: Callable[[int, int], bool] | None = None,
-                      ceiling: int | None = None, record_fallback: bool = False,
+                      ceiling: int | None = None, record_fallback: bool = False, record_cap: int | None = None,
                       short_of: Callable[[CompactionResult], int] | None = None,
                       vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
@@ -89,20 +86,17 @@ class Compactor(Keeper):
         would carry of it again (the user's messages and the ledger), whether to keep that message
         as it is (a cache hit) and append the record of what came after it, rather than fold
         everything into one new message. `ceiling` (provider tokens, overhead included): a result
-        of those cheap forms over it is made again without them.
+        of those cheap forms over it is made again without them; a record, first cut to its newest
+        steps within `record_cap` tokens (the summary's expected size, `record_cut.py`), if given.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
-        because the last compaction did not buy enough room.
-
-        `record_fallback`: where a summary the model wrote leaves the context no smaller (a small
-        window, whose room a summary as long as the output reserve nearly fills), keep a record of
-        the steps written without a model instead, when that shrinks it.
-
-        `short_of(result)`: the tokens `result` falls short of freeing (a manual compaction's least): one
-        that does keeps a shorter tail as one no smaller does; none freeing enough, the closest is made.
-
-        `vet(result)`: the caller's last word on a compaction made, before anything is archived;
-        it raises (`NotSmaller`, say) to refuse it.
+        because the last compaction did not buy enough room. `record_fallback`: where a summary the
+        model wrote leaves the context no smaller (a small window, whose room a summary as long as the
+        output reserve nearly fills), keep a record of the steps written without a model instead, when
+        that shrinks it. `short_of(result)`: the tokens `result` falls short of freeing (a manual
+        compaction's least): one that does keeps a shorter tail as one no smaller does; none freeing
+        enough, the closest is made. `vet(result)`: the caller's last word on a compaction made,
+        before anything is archived; it raises (`NotSmaller`, say) to refuse it.
         """
         asked: list[bool] = []
 
@@ -114,7 +108,7 @@ class Compactor(Keeper):
                                          tokens_before=tokens_before, overhead=overhead,
                                          level=level, summary_input=summary_input, keep_from=keep_from,
                                          prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                                         ceiling=ceiling, short_of=short_of)
+                                         ceiling=ceiling, record_cap=record_cap, short_of=short_of)
         except NotSmaller as refused:
             if not (record_fallback and asked) or instructions:
                 raise
@@ -133,13 +127,14 @@ class Compactor(Keeper):
                        summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                        prefer_record: Callable[[int], bool] | None = None,
                        prefer_incremental: Callable[[int, int], bool] | None = None,
-                       ceiling: int | None = None,
+                       ceiling: int | None = None, record_cap: int | None = None,
                        short_of: Callable[[CompactionResult], int] | None = None) -> CompactionResult:
         watch = Stopwatch()
         if not messages:
             raise CompactionError("nothing to compact")
         before = tokens_before if tokens_before is not None else self.scaled(self.estimated(messages) + overhead)
         level = max(self.escalation, level)
+        shorten = record_cut.whole  # a record's cut, once a whole one landed over `ceiling`
         try:
             while True:
                 self.escalation = level
@@ -147,13 +142,16 @@ class Compactor(Keeper):
                     messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
                     keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                    short_of=short_of)
+                    short_of=short_of, shorten=shorten)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
                 # (the largest request that leaves room for the answer): then without them.
                 if ceiling is None or result.tokens_after <= ceiling:
                     return result
                 if result.event.detail.get("incremental"):
                     prefer_incremental = None
+                elif result.strategy == "record" and shorten is record_cut.whole and record_cap is not None:
+                    shorten = functools.partial(record_cut.newest_steps, tokens=record_cap,
+                                                count=lambda text: self.scaled(tokens.text_tokens(text)))
                 elif result.strategy == "record":
                     prefer_record = None
                 else:
@@ -166,7 +164,8 @@ class Compactor(Keeper):
                             overhead: int, watch: Stopwatch, summary_input: list[ModelMessage] | None,
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None,
-                            short_of: Callable[[CompactionResult], int] | None = None) -> CompactionResult:
+                            short_of: Callable[[CompactionResult], int] | None = None,
+                            shorten: Callable[[str | None], str | None] = record_cut.whole) -> CompactionResult:
         plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
         # A summary request is the request last sent (`summary_input`, which covered `messages[:keep_from]`):
         # what came after it is kept verbatim, the summary cannot say it. A record is written without a
@@ -199,7 +198,7 @@ class Compactor(Keeper):
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
-            record = plan.record if keep == 0 else summary.record_of(head)
+            record = shorten(plan.record if keep == 0 else summary.record_of(head))
             if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
         if text is None and asked_cut != cut:
@@ -241,7 +240,7 @@ class Compactor(Keeper):
                 shorter = self.preview(messages, overhead)
                 new_cut = shorter.start
             if strategy == "record" and shorter is not None and new_cut > cut:  # a record covers its head exactly
-                text = shorter.record if keep == 0 else summary.record_of(messages[keep:new_cut])
+                text = shorten(shorter.record if keep == 0 else summary.record_of(messages[keep:new_cut]))
             if new_cut <= cut or text is None or (strategy != "record" and keep_from is not None
                                                   and new_cut > keep_from):  # past what the summary saw
                 if weak is not None:

@@ -248,11 +248,11 @@ class Schedule(ScheduleState):
         summary = self.summary_size(cm.limits)
         requests = (limit - (after := with_summary - summary + record_tokens)) / growth
         if requests < 1.0:
-            # The record leaves no room: the next request compacts again. When a summary would not
-            # leave room either (a window the system prompt nearly fills), both only defer the
-            # next compaction by this request; the record does it for free, if it brings the request
-            # under the limit and frees a tenth of the history as any compaction must.
-            if ((limit - with_summary) / growth >= 1.0 or after > limit
+            # No room left: the next request compacts again. Where a summary would leave none either
+            # (a window the system prompt nearly fills), the record defers it as well, for free, if it
+            # frees a tenth of the history and lands under the limit where the summary would (over,
+            # the compactor cuts it to the summary's size: record_cut.py).
+            if ((limit - with_summary) / growth >= 1.0 or (after > limit and with_summary <= limit)
                     or after > tokens_before - (tokens_before - fixed) / 10):
                 return False
             requests = 1.0
