@@ -105,6 +105,13 @@ async def test_a_record_over_the_ceiling_is_cut_to_the_summary_size_before_a_sum
         list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size: True,
         ceiling=cut.tokens_after - 1, record_cap=300)
     assert low.strategy == "full" and len(calls) == 1
+    # A record already within the cap is not made again "cut" (the same record, the same result).
+    calls.clear()
+    asked: list[int] = []
+    within = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+        list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size: asked.append(size) or True,
+        ceiling=ceiling, record_cap=10_000)
+    assert within.strategy == "full" and len(calls) == 1 and len(asked) == 1
     # Without a cap (a caller that does not give one): straight to the summary.
     calls.clear()
     plain = await Compactor(Limits.for_window(16_000, 2_000)).compact(

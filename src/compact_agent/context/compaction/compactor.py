@@ -149,7 +149,8 @@ class Compactor(Keeper):
                     return result
                 if result.event.detail.get("incremental"):
                     prefer_incremental = None
-                elif result.strategy == "record" and shorten is record_cut.whole and record_cap is not None:
+                elif (result.strategy == "record" and shorten is record_cut.whole and record_cap is not None
+                      and self.scaled(tokens.text_tokens(result.summary)) > record_cap):  # else cut, the same
                     shorten = functools.partial(record_cut.newest_steps, tokens=record_cap,
                                                 count=lambda text: self.scaled(tokens.text_tokens(text)))
                 elif result.strategy == "record":
