@@ -78,10 +78,10 @@ class SessionStore:
         self._started = False  # no file when this run locked it: judged at close (unused.nothing_to_resume)
         self._prompt: tuple[str, str] | None = None  # (entry id, text) of a typed message not yet sent
         self._kept = False  # …whose request could not be saved: its entry is the message (prompt_entry.py)
-        #: Where torn lines of this session were set aside (journal.py): the user is told on resume.
-        self.set_aside: list[Path] = []
+        self.set_aside: list[Path] = []  #: where torn lines were set aside (journal.py): told on resume
         self._told = 0  # how many of them a load has told of
         self.warnings: list[str] = []  #: lines the latest load_messages() skipped inside the file (skipped_lines.py)
+        self._skipped: list[tuple[int, str]] = []  # the latest load's: (line number, why), before set aside
         #: The command-line settings to save with the next write (remembered.py), if any; with
         #: `_until_reply`, with the first write that holds a reply of the model (see `take_options`).
         self._options: dict[str, Any] | None = None
@@ -345,7 +345,7 @@ class SessionStore:
                     self.set_aside.append(kept)
         own = self._prompt[0] if self._prompt is not None and not self._kept else None
         loaded = load_session_file(self.path, on_last_id=self._set_last, own_prompt=own)
-        self._skipped: list[tuple[int, str]] = skipped_lines.inside(self.path) if loaded.unreadable else []  # before set aside
+        self._skipped = skipped_lines.inside(self.path) if loaded.unreadable else []  # before set aside
         if self._lock_fd is not None and loaded.unreadable and loaded.read:  # rare: read again once set aside
             with contextlib.suppress(OSError):  # read-only: the load skips them and says so, as before
                 if (moved := unreadable.set_aside_unreadable(self.path, self.dir)) is not None:
