@@ -42,7 +42,15 @@ def url_problem(url: str | None) -> str | None:
         return f"{quoted(shown)} is not an address ({reason}; e.g. http://localhost:8000/v1)"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{quoted(shown)} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
+    if (path := parts.path.rstrip("/")).endswith(_CHAT):
+        # The client appends the endpoint's path: requests went to …/chat/completions/chat/completions (a 404).
+        base = shown_url(parts._replace(path=path.removesuffix(_CHAT)).geturl())
+        return (f"{quoted(shown)} is the chat endpoint itself; give the address it is under, {base} "
+                f"(the client adds {_CHAT})")
     return None
+
+
+_CHAT = "/chat/completions"
 
 
 def endpoint(flag: str | None, loaded: Any) -> str | None:
