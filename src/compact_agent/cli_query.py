@@ -6,6 +6,7 @@ one line here, before the query is moved off the line."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .cli_help import (
@@ -92,8 +93,17 @@ def split_query(argv: list[str], group: Any) -> list[str]:
         printing = print_mode(group, argv)  # `compact-agent confg`: no prompt to pay a request for
         raise OneLineUsage(f"{in_quotes(query)} is not a command; did you mean {meant}? (to send it as a prompt: "
                            f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
+    if query is not None and not quoted and SESSION_ID.fullmatch(query):
+        printing = print_mode(group, argv)  # `compact-agent -c ID`: the newest session, sent its id as a prompt
+        resume = f"compact-agent -r {query} -p \"QUERY\" continues it" if printing else f"compact-agent -r {query} resumes it"
+        raise OneLineUsage(f"{in_quotes(query)} is a session id, not a prompt: {resume} (to send it as a prompt: "
+                           f"compact-agent {'-p ' if printing else ''}-- {query})", printing and wants_json(group, argv))
     # The query first: an option left without its value at the end (`-p x --model`) must not take it.
     return (["--query", query] if query is not None else []) + out
+
+
+#: A session's id (`20261207-082306-37d5df`, session/files.py), or the start of one that -r takes.
+SESSION_ID = re.compile(r"\d{8}-\d{6}(-[0-9a-f]{1,6})?")
 
 
 def _asks_version(arg: str, takes: set[str], flags: set[str]) -> bool:
