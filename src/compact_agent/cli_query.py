@@ -75,6 +75,8 @@ def split_query(argv: list[str], group: Any) -> list[str]:
             return out + argv[i:]
         if query is None and a == "help" and i == len(argv) - 1:
             return [*out, "--help"]  # `compact-agent help` is help, not a first message
+        if query is None and a == "help" and i == len(argv) - 2 and argv[-1] in getattr(group, "commands", {}):
+            return [*out, argv[-1], "--help"]  # `help analyze`: the command's help, not a prompt to quote
         if unknown:  # click says the unknown option (`-p x --contxt-window 3`, `--modle x -p hi`)
             out.append(a)
         elif query is None:
