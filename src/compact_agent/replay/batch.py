@@ -29,6 +29,7 @@ from ..models import model_info
 from ._common import BadField, malformed_words
 from ._words import plural
 from .baselines import factories
+from .finding import NO_RESPONSES
 from .given_prices import Figures, price_list
 from .given_settings import applied
 from .importers import Transcript, TranscriptError, load_transcript
@@ -78,7 +79,7 @@ def load_or_note(path: Path) -> Transcript | str:
         said = f" ({malformed_words(e)})" if isinstance(e, (KeyError, BadField)) else ""
         return f"skipped {path}: a field has a type or value the importer cannot use{said}"
     if not any(m.kind == "response" for m in t.messages):
-        return f"skipped {path}: no model responses to replay"
+        return f"skipped {path}{NO_RESPONSES}"
     return t
 
 

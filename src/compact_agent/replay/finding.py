@@ -42,6 +42,9 @@ CLINE_SESSION = ".messages.json"
 NAMES_SHOWN = 3
 #: Notes of .json, .jsonl and .traj files that are no transcript: up to this many are said one a line.
 MANY_SAID = 10
+#: How the note on a transcript with no response ends (batch.load_or_note): a session that never
+#: got an answer, of which a folder of one's own sessions holds one for each failed start.
+NO_RESPONSES = ": no model responses to replay"
 #: How the note on a zstd-compressed file (importers.ZSTD_NOTE: Codex's archived rollouts) goes on from its path.
 ZSTD = ": zstd-compressed ("
 #: `analyze -` when no file is named so: each transcript is read from its file by a worker, its format
@@ -111,15 +114,19 @@ def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
     first was, `skipped 15 files that are not transcripts (README.md, LICENSE, a.csv, …)`; so are
     those of files named as a transcript could be (`TRANSCRIPT_SUFFIXES`) that are none, when there
     are more than MANY_SAID of them (a folder of a thousand package.json or settings files wrote a
-    thousand lines), and those of zstd-compressed files (a Codex folder of archived rollouts); each other
+    thousand lines), those of transcripts with no response (compact-agent's sessions that never got an
+    answer), and those of zstd-compressed files (a Codex folder of archived rollouts); each other
     note on its own line. The notes themselves (the JSON output's
     `skipped`) stay one per file."""
     plain_notes = {f"skipped {p}: not a transcript": p.name for p in plain}
     named = {n: Path(n.removeprefix("skipped ").removesuffix(": not a transcript")).name for n in notes
              if n.endswith(": not a transcript") and n not in plain_notes}
     packed = {n: Path(n.removeprefix("skipped ").split(ZSTD, 1)[0]).name for n in notes if ZSTD in n}
+    unanswered = {n: Path(n.removeprefix("skipped ").removesuffix(NO_RESPONSES)).name for n in notes
+                  if n.endswith(NO_RESPONSES)}
     groups = [(plain_notes, "files that are not transcripts", "", 2),
               (named, ".json, .jsonl or .traj files that are not transcripts", "; --json lists each", MANY_SAID + 1),
+              (unanswered, "transcripts with no model responses to replay", "; --json lists each", MANY_SAID + 1),
               (packed, "zstd-compressed files", "), which the analyzer does not read: decompress them first "
                "(zstd -d FILE", MANY_SAID + 1)]
     out = list(notes)
