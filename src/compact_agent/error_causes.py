@@ -308,6 +308,24 @@ def reply_not_json(e: BaseException) -> str | None:
 _READERS = ("pydantic_ai.models", "openai", "anthropic")
 
 
+#: pydantic-ai's words for a streamed reply in which no event of the API came (its OpenAI and Anthropic models').
+_NO_EVENTS = "Streamed response ended without content or tool calls"
+
+
+def reply_no_events(e: BaseException) -> str | None:
+    """'the model endpoint answered with none of the API's streamed events …' for a reply whose
+    stream held not one event: a web server's page answered with 200 (a web UI's port given as the
+    API's), or an empty body; else None. It was said in pydantic-ai's words, 'the model replied with
+    something unusable: Streamed response ended without content or tool calls', as if the model
+    had answered."""
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    if isinstance(e, UnexpectedModelBehavior) and str(e).startswith(_NO_EVENTS):
+        return (f"the model endpoint{endpoint(e)} answered with none of the API's streamed events (a web page "
+                "or an empty reply: no model API answered there)")
+    return None
+
+
 def reply_unreadable(e: BaseException) -> str | None:
     """'the model endpoint sent a reply in a shape this agent cannot read' for an error raised
     where the provider's reply is read (`choices` a string: "'str' object has no attribute

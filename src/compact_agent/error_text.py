@@ -23,6 +23,7 @@ from .error_causes import (
     key_from,
     proxy_unreached,
     reply_cut,
+    reply_no_events,
     reply_not_json,
     reply_unreadable,
     retry_after,
@@ -227,6 +228,8 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
             # pydantic-ai's words for replies with nothing to use, asked again each time: what came back
             return then(f"the model's reply had no answer and no tool call ({int(empty[1]) + 1} times in a row: "
                         "an empty reply, or its reasoning alone); the turn stopped", saved)
+        if (none := reply_no_events(e)) is not None:
+            return then(none, f"; check that {address_named(e)} is the server's API address (it often ends in /v1)" + saved)
         return f"the model replied with something unusable: {first_line(e).split(' Consider ')[0]}"
     if isinstance(e, UsageLimitExceeded):  # the turn's work is kept: going on, not retrying, is what is left
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
