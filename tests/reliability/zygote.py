@@ -37,6 +37,7 @@ import anthropic._base_client
 import openai._base_client
 import pydantic_ai.models.openai  # noqa: F401
 import pydantic_ai.providers.openai  # noqa: F401
+import typer.main
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 import compact_agent.agent.run.runner  # noqa: F401
@@ -50,21 +51,43 @@ def _warm() -> None:
     """What a run would otherwise do for the first time in every child: import the modules the CLI
     imports only when a command needs them (every module of the package, and the SDK parts a
     request loads), and build pydantic-ai's message adapter, which is built on first use. A forked
-    `-p` run took 0.34-0.44 s of CPU without this and 0.19 s with it; the suite forks about a thousand.
+    `-p` run took 0.34-0.44 s of CPU without this and 0.19 s with it; the suite forks about two thousand.
     No module of the package reads the environment when imported (crashpoints is configured again
-    in each child), so importing here changes no run's behaviour."""
+    in each child), so importing here changes no run's behaviour. Of the others, fastmcp reads its
+    FASTMCP_* settings (and a .env file in the current directory) when imported: the tests set none.
+
+    pydantic-ai's MCP client (with fastmcp's transports), imported only by a run whose settings
+    name MCP servers, took such a run 0.9 s of CPU; the Anthropic model's modules, rich's emoji
+    table and the date parser are each imported by a few hundred runs."""
     for module in pkgutil.walk_packages(compact_agent.__path__, "compact_agent."):
         if not module.name.endswith("__main__"):  # that one runs the CLI when imported
             importlib.import_module(module.name)
     for name in ("openai.resources.chat.completions.completions", "openai.lib.streaming.chat",
                  "openai.resources.chat.chat", "anyio._backends._asyncio", "genai_prices.data", "encodings.idna",
-                 "typer._adapters", "typer._click.decorators", "ctypes"):
+                 "typer._adapters", "typer._click.decorators", "ctypes", "pydantic_ai.mcp",
+                 "fastmcp.client.transports", "pydantic_ai.models.anthropic", "rich._emoji_codes", "_strptime"):
         importlib.import_module(name)
     ModelMessagesTypeAdapter.dump_json(ModelMessagesTypeAdapter.validate_python([]))
+    _build_the_command_once()
     # What is alive now stays alive for the zygote's life: out of the collector's sight, a child's
     # collections do not walk (and so copy) the pages of the millions of objects it inherited.
     gc.collect()
     gc.freeze()
+
+
+def _build_the_command_once() -> None:
+    """The command line's click command, built from the Typer app once here rather than in every
+    child (`main()` builds it on each run: 13-19 ms of CPU in a fork, a tenth of a short run's). What
+    it builds is the same: the building reads the app's declarations, never the environment, the
+    current directory or the terminal (test_zygote_command.py checks it); each child then reads
+    its own command line with it, in its own copy."""
+    app, build = compact_agent.cli.app, typer.main.get_command
+    command = build(app)
+
+    def built(typer_instance: typer.Typer) -> Any:
+        return command if typer_instance is app else build(typer_instance)
+
+    typer.main.get_command = built
 
 
 _warm()
