@@ -123,8 +123,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"compact_agent is imported from {origin}, not from this checkout's {SRC}: "
                                 f"run pytest from this checkout (its pyproject.toml puts src first)")
     if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):  # xdist starts workers
-        from tests import rewritten_cache
+        from tests import forked_cli, rewritten_cache
 
+        forked_cli.serve_workers()  # their zygotes are forked from one that imports all once (it does so meanwhile)
         rewritten_cache.warm(config, os.cpu_count() or 1)  # before they each rewrite every test module
 
 

@@ -3,7 +3,10 @@ from it: the real `main()` in a process of its own, stdin at end of file, stdout
 without the second or more of importing pydantic-ai a fresh interpreter spends on every run.
 
 Fixtures get the zygote from tests/conftest.py (`zygote`); helpers that are plain functions (the
-analyzer's `cli()`) call `shared_zygote()`. Both are the same process, closed at the session's end."""
+analyzer's `cli()`) call `shared_zygote()`. Both are the same process, closed at the session's end.
+Under `pytest -n N` the process that starts the workers starts one `zygote.py --serve` for them all
+(`serve_workers`), and each worker's zygote is forked from it: the imports are done once a run,
+not once a worker (4-5 s of CPU each)."""
 
 from __future__ import annotations
 
@@ -12,31 +15,65 @@ import os
 import queue
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.reliability.harness import Zygote
+from tests.reliability.harness import REPO, Zygote
 
+SERVED = "TESTS_ZYGOTE_SOCKET"  # the socket of the run's `zygote.py --serve`, for the workers
+# Out of the environment the tests and the runs they start see, as before (a worker imports this first).
+_served = os.environ.pop(SERVED, None)
 _shared: Zygote | None = None
+_server: tuple[subprocess.Popen[bytes], str] | None = None
 
 
 def shared_zygote() -> Zygote:
     """Started on first use: a test process that never runs the CLI never starts it."""
     global _shared
     if _shared is None:
-        _shared = Zygote()
+        _shared = Zygote(_served)
     return _shared
 
 
 def close_shared_zygote() -> None:
-    global _shared
+    global _shared, _server
     if _shared is not None:
         _shared.close()
         _shared = None
+    if _server is not None:  # the workers are gone, and their zygotes with them
+        server, folder = _server
+        _server = None
+        server.stdin.close()  # type: ignore[union-attr]
+        try:  # it ends once its zygotes have; in a run that never asked for one, it may be importing still
+            server.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            server.terminate()
+            server.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def serve_workers() -> None:
+    """In the process that starts the workers, before it does: one `zygote.py --serve` on a socket
+    it listens on already (a worker may connect before it has imported everything), named in the
+    environment the workers inherit."""
+    global _server
+    folder = tempfile.mkdtemp(prefix="compact-agent-zygote-")
+    path = os.path.join(folder, "socket")
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(path)
+    listening.listen(64)
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}"}
+    server = subprocess.Popen([sys.executable, "-m", "tests.reliability.zygote", "--serve", str(listening.fileno())],
+                              cwd=REPO, env=env, stdin=subprocess.PIPE, pass_fds=[listening.fileno()])
+    listening.close()
+    _server = (server, folder)
+    os.environ[SERVED] = path
 
 
 def run_forked(args: list[str], env: dict[str, str], cwd: Path, timeout: float,

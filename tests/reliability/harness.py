@@ -25,6 +25,7 @@ import json
 import os
 import queue
 import random
+import socket
 import subprocess
 import sys
 import tempfile
@@ -120,12 +121,23 @@ def temp_files(home: Path) -> list[Path]:
 
 class Zygote:
     """Client of `zygote.py`: forks real compact-agent processes, signals them, and reports their
-    stops and exits. Children are known by a token, not a pid (pids are reused)."""
+    stops and exits. Children are known by a token, not a pid (pids are reused). With `served`, the
+    socket of a `zygote.py --serve` process, its zygote is one forked from that process for this one
+    (tests/forked_cli.py: the test processes of a run share its imports); else one of its own."""
 
-    def __init__(self) -> None:
-        env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.reliability.zygote"], cwd=REPO, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    def __init__(self, served: str | None = None) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self._conn: socket.socket | None = None
+        if served:
+            self._conn = socket.socket(socket.AF_UNIX)
+            self._conn.connect(served)
+            self._in, self._out = self._conn.makefile("w", buffering=1), self._conn.makefile("r")
+        else:
+            env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'src'}"}
+            self.proc = subprocess.Popen([sys.executable, "-m", "tests.reliability.zygote"], cwd=REPO, env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self._in, self._out = self.proc.stdin, self.proc.stdout
         self._lock = threading.Lock()
         self._events: dict[str, queue.Queue[tuple[str, int]]] = {}
         self._count = 0
@@ -137,8 +149,7 @@ class Zygote:
             return self._events.setdefault(token, queue.Queue())
 
     def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
+        for line in self._out:
             msg = json.loads(line)
             if "stopped" in msg:
                 self._queue(msg["token"]).put(("stopped", 0))
@@ -148,10 +159,9 @@ class Zygote:
                 self._queue(msg["token"]).put(("pid", msg["pid"]))
 
     def _send(self, obj: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
         with self._lock:
-            self.proc.stdin.write(json.dumps(obj) + "\n")
-            self.proc.stdin.flush()
+            self._in.write(json.dumps(obj) + "\n")
+            self._in.flush()
 
     def spawn(self, kind: str, argv: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path,
               **extra: str) -> Child:
@@ -170,9 +180,15 @@ class Zygote:
         self._send({"op": "signal", "token": token, "sig": sig})
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait(timeout=10)
+        self._in.close()
+        if self._conn is not None:  # its zygote ends at the end of what it reads, closing its side
+            self._conn.shutdown(socket.SHUT_WR)
+            self._reader.join(timeout=10)
+            self._out.close()
+            self._conn.close()
+        else:
+            assert self.proc is not None
+            self.proc.wait(timeout=10)
 
 
 @dataclass

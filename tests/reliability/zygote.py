@@ -15,6 +15,10 @@ stderr; "out" and "err" then stay empty), or `{"op": "signal", "token": t, "sig"
 KILL, TERM, ...); stdout answers `{"token": t, "pid": n}`, then `{"token": t, "stopped": true}`
 when the child stops and `{"token": t, "exit": code}` when it ends (-signal when killed). Signals go
 through the zygote because only it knows whether the child is still unreaped (so the pid is still the child's).
+
+`python -m tests.reliability.zygote --serve FD` imports everything once for every test process of a
+run instead: each connection to the listening socket FD gets a zygote of its own, forked from it,
+that speaks the same protocol over the connection (`serve`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import os
 import pkgutil
 import select
 import signal
+import socket
 import sys
 from typing import Any
 
@@ -221,5 +226,61 @@ def main() -> None:
                 _send({"token": tokens.pop(pid), "exit": os.waitstatus_to_exitcode(status)})
 
 
+def serve(listening: socket.socket) -> None:
+    """One warmed process for every test process of a run (`pytest -n N`): each connection to
+    `listening` gets a zygote of its own, forked from this one, speaking the protocol above over it;
+    it ends when its test process closes the connection. Each test process warming a zygote of its
+    own cost 4-5 s of CPU a worker. Ends when stdin does, once its zygotes have."""
+    zygotes: set[int] = set()
+    while True:
+        ready, _, _ = select.select([0, listening], [], [], 1.0)
+        if listening in ready:
+            conn, _ = listening.accept()
+            pid = os.fork()
+            if pid == 0:
+                _zygote_over(listening, conn)
+            conn.close()
+            zygotes.add(pid)
+        if 0 in ready and not os.read(0, 4096):
+            break
+        zygotes -= _reaped()
+    listening.close()
+    for pid in zygotes:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _reaped() -> set[int]:
+    gone: set[int] = set()
+    with contextlib.suppress(ChildProcessError):
+        while (pid := os.waitpid(-1, os.WNOHANG)[0]) != 0:
+            gone.add(pid)
+    return gone
+
+
+def _zygote_over(listening: socket.socket, conn: socket.socket) -> None:
+    """In a child of `serve`: a zygote whose stdin and stdout are `conn`, with a wakeup pipe of its
+    own (the one made at import is the serving process's, shared by every child it forks)."""
+    global _woken_r, _woken_w
+    code = 0
+    try:
+        listening.close()
+        os.dup2(conn.fileno(), 0)
+        os.dup2(conn.fileno(), 1)
+        conn.close()
+        os.close(_woken_r)
+        os.close(_woken_w)
+        _woken_r, _woken_w = os.pipe()
+        main()
+    except BaseException as e:  # noqa: BLE001 - said on stderr, as an interpreter would
+        sys.stderr.write(f"zygote ended: {e!r}\n")
+        code = 1
+    finally:
+        os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--serve"]:  # --serve FD: a listening socket's descriptor
+        serve(socket.socket(fileno=int(sys.argv[2])))
+    else:
+        main()
