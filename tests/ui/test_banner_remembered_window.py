@@ -28,6 +28,26 @@ def test_the_first_line_names_the_window_remembered_for_the_server(tmp_path: Pat
     assert Start.of(opts(tmp_path, window=16_000)).window == 16_000  # a window given wins
 
 
+def test_a_window_assumed_for_a_model_this_version_does_not_know_is_said_as_assumed(tmp_path: Path) -> None:
+    """A local server's own model ('local') starts at the 32,768 assumed for a model the registry does
+    not have: the banner said 'window 32,768' as if known. Given, remembered for the server, or the
+    registry's own, it is said bare."""
+    start = Start.of(opts(tmp_path))
+    assert start.assumed and "· window 32,768 (assumed) ·" in start.banner(200)
+    assert not Start.of(opts(tmp_path, window=32_768)).assumed  # given, though the same number
+    known = Start.of(SessionOptions(cwd=tmp_path / "p", model="deepseek-chat", base_url=URL, api_key="k",
+                                    home=tmp_path / "h"))
+    assert not known.assumed and "· window 128,000 ·" in known.banner(200)
+    # Reported by the server as the very number assumed (llama.cpp started with -c 32768): known.
+    server_windows.remember(tmp_path / "h", server_windows.endpoint(URL, "openai"), "local", 32_768,
+                            how=server_windows.REPORTED)
+    reported = Start.of(opts(tmp_path))
+    assert not reported.assumed and "· window 32,768 ·" in reported.banner(200)
+    server_windows.remember(tmp_path / "h", server_windows.endpoint(URL, "openai"), "local", 8_000)
+    learned = Start.of(opts(tmp_path))
+    assert not learned.assumed and "· window 8,000 ·" in learned.banner(200)
+
+
 def resumed(tmp_path: Path, learned: object = None, window: int | None = None) -> SessionOptions:
     """`-r ID` of a session whose saved state kept `learned` (layers.json's `learned.window`), given `window`."""
     from compact_agent.agent.run.options import session_root

@@ -31,4 +31,4 @@ async def test_a_session_picked_from_the_list_says_so_too(tmp_path, server) -> N
     run = await drive(tmp_path, answer, ["2\r", "/model\r"], server=server, pick_session=True,
                       options_for=command_line(tmp_path, server).for_session)
     assert said(run.out, "bad value for context_window").startswith(line_for(first)), run.out
-    assert f"window 32,768 · session {first}" in run.out, run.out
+    assert f"window 32,768 (assumed) · session {first}" in run.out, run.out

@@ -78,7 +78,7 @@ async def test_resume_switches_to_the_window_the_session_was_started_with_and_sa
     first, second = await sessions(tmp_path, server, WINDOW)
     run = await drive(tmp_path, answer, ["/resume 1\r", "/model\r", "/resume 1\r", "/model\r"], server=server,
                       continue_last=True, options_for=command_line(tmp_path, server).for_session)
-    assert f"window 32,768 · session {second}" in run.out  # -c: the newest, started without options
+    assert f"window 32,768 (assumed) · session {second}" in run.out  # -c: the newest, started without options
     assert f"session {first} runs with fake-model · window 16,000, as it last ran\n" in run.out, run.out
     assert f"session {second} runs with fake-model · window 32,768\n" in run.out, run.out
     assert re.findall(r"now: fake-model \(OpenAI-compatible\) · window ([\d,]+)", run.out) == ["16,000", "32,768"], run.out

@@ -35,6 +35,9 @@ class Start:
     window: int
     session_id: str
     exists: bool  # resuming a session file (`-c`, `-r ID`)
+    #: The window is the one taken for a model this version does not know, none given nor learned for
+    #: it: said so, as the server may hold less (or more); it reports or refuses, and the session learns it.
+    assumed: bool = False
 
     @classmethod
     def of(cls, opts: SessionOptions) -> Start:
@@ -42,7 +45,7 @@ class Start:
         SessionLocked (`-c` or `-r ID` of a session another process holds) as the session would,
         before anything else is shown."""
         from ..agent.run.options import session_root
-        from ..models import api_key_for, model_info, provider_for
+        from ..models import REGISTRY, api_key_for, model_info, provider_for
         from ..session.locks import check_free
 
         info = model_info(opts.model, provider=provider_for(opts.model, opts.base_url),
@@ -55,16 +58,19 @@ class Start:
         from ..agent.run.server_windows import banner_window
 
         side = session_root(opts.cwd, opts.home) / session_id if exists else None
-        return cls(info.name, banner_window(opts, info, side), session_id, exists)
+        window, learned = banner_window(opts, info, side)
+        given = opts.context_window or opts.settings.context_window or opts.model_override is not None
+        return cls(info.name, window, session_id, exists, assumed=info.name not in REGISTRY and not (given or learned))
 
     def banner(self, width: int) -> str:
         """`compact-agent · MODEL · window 32,768 · session ID · /help for commands`, within `width`
         columns: narrower, without the session id (/status has it), and then in lines broken
-        between its items. At 60 columns the terminal broke it inside `/help for` / `commands`."""
+        between its items. At 60 columns the terminal broke it inside `/help for` / `commands`.
+        An assumed window says so (`window 32,768 (assumed)`): shown bare, a local model's looked known."""
         from .approval import wrap_items
 
-        parts = ["compact-agent", self.name, f"window {self.window:,}", f"session {self.session_id}",
-                 "/help for commands"]
+        window = f"window {self.window:,}" + (" (assumed)" if self.assumed else "")
+        parts = ["compact-agent", self.name, window, f"session {self.session_id}", "/help for commands"]
         if len(" · ".join(parts)) > width - 1:  # the last column: a terminal may wrap there by itself
             parts.remove(f"session {self.session_id}")
         return "\n".join(wrap_items(parts, width - 1, " · "))
