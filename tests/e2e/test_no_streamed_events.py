@@ -6,10 +6,11 @@ the session. Now what answered, the address to check, and that the session is sa
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from tests.fakes.site import serving
 
 PAGE = b"<!DOCTYPE html>\n<html><head><title>Open WebUI</title></head><body><div id='app'></div></body></html>\n"
 
@@ -35,14 +36,8 @@ def answering(body: bytes, content_type: str) -> type[BaseHTTPRequestHandler]:
 @pytest.mark.parametrize(("body", "content_type"), [(PAGE, "text/html"), (b"", "text/event-stream")],
                          ids=["web page", "empty"])
 def test_a_reply_with_no_event_says_what_answered_and_the_address_to_check(cli, body, content_type) -> None:
-    site = ThreadingHTTPServer(("127.0.0.1", 0), answering(body, content_type))
-    threading.Thread(target=site.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{site.server_address[1]}/v1"
-    try:
+    with serving(answering(body, content_type)) as url:
         res = cli("-p", "hi", "--model", "local", "--base-url", url)
-    finally:
-        site.shutdown()
-        site.server_close()
     assert res.code == 1 and res.stdout == ""
     [line] = res.stderr.splitlines()
     assert line.startswith(

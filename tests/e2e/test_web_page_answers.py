@@ -5,13 +5,13 @@ charset="utf-8"> …; the session is saved: …'. Now the page's words, and the 
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError
 
 from compact_agent.error_text import describe_error
+from tests.fakes.site import serving
 
 PAGE = ("<!DOCTYPE html>\n<html><head><title>Open WebUI</title><style>body {color: red}</style>"
         "<script>var x = '<b>';</script></head>\n<body><h1>Method Not Allowed</h1>\n<p>POST is not "
@@ -33,14 +33,8 @@ class WebSite(BaseHTTPRequestHandler):
 
 
 def test_a_web_page_at_the_base_url_is_said_in_words_with_the_address_to_check(cli) -> None:
-    site = ThreadingHTTPServer(("127.0.0.1", 0), WebSite)
-    threading.Thread(target=site.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{site.server_address[1]}/v1"
-    try:
+    with serving(WebSite) as url:
         res = cli("-p", "hi", "--model", "local", "--base-url", url)
-    finally:
-        site.shutdown()
-        site.server_close()
     assert res.code == 1 and res.stdout == ""
     assert res.stderr.splitlines() == [
         f"compact-agent: the model endpoint at {url}/chat/completions answered HTTP 405 with a web page, not an "
