@@ -79,7 +79,7 @@ from .rewinding import EDITS, follow_history
 from .served_models import note_served
 from .server_keys import sent_to
 from .side_models import http_limits, session_memory, summary_model
-from .start_notes import buffer_note, reported_note, reported_window, window_setting
+from .start_notes import buffer_note, larger_than_known, reported_note, reported_window, window_setting
 from .summary_wording import CODING
 from .turn import TurnResult as TurnResult  # re-exported: print mode imports it from here
 from .window_check import check_window, fixed_tokens
@@ -232,6 +232,7 @@ class AgentSession:
         self.usage = RunUsage()
         self.window_minimum = check_window(self, self.info, window_setting(self))  # none learned under it is advised
         self.notices += [line] if (line := reported_note(self)) else []  # kept once the session can start in it
+        self.notices += [line] if (line := larger_than_known(self)) else []  # nothing compacts until a refusal
 
     # -- wiring ------------------------------------------------------------------------------
     def system_prompt(self) -> str:

@@ -42,6 +42,24 @@ def buffer_note(session: Starting) -> str | None:
     return buffer_note(settings.autocompact_buffer, lim.buffer, lim.window, lim.threshold, where)
 
 
+def larger_than_known(session: Starting) -> str | None:
+    """A window given larger than the one this version knows its model to have, said once at start.
+    Accepted without a word, the session planned for room the model does not have: nothing was
+    compacted until the provider refused a request as too long. None for a model it does not know,
+    one served by a --base-url (any window there may be the server's), or a window within the known one."""
+    from ...models import REGISTRY
+    from .server_keys import sent_to
+
+    opts = session.opts
+    known = REGISTRY.get(session.info.name)
+    given = opts.context_window or opts.settings.context_window
+    if known is None or not given or given <= known.window or sent_to(opts.base_url, known.provider) is not None:
+        return None
+    return (f"{window_setting(session)} gives {given:,} tokens, more than the {known.window:,} {known.name} has as "
+            f"this version knows it: a request past {known.window:,} is refused by the provider, and the "
+            "session then compacts and learns its window")
+
+
 def window_setting(session: Starting) -> str:
     """Where the window came from, for the error that says it is too small."""
     if session.opts.context_window:  # given, or remembered by the session (`-c` with no flag)
