@@ -164,3 +164,22 @@ def test_a_slash_command_failing_in_a_session_c_passes_over_names_its_resume(cli
     newest = cli("sessions").stdout.split()[0]
     res = cli("-r", newest, "-p", "/init", "--model", "fake-model", "--base-url", down, "--api-key", "k")
     assert res.code == 1 and f"`compact-agent -r {newest} -p ...` continues it" in res.stderr, res.stderr
+
+
+def test_retries_past_the_rows_listed_still_count(cli):
+    """The listing stops at its rows (20): the older retries of a failed start it lists were not
+    counted once they fell past them, and the same `hi` said 'tried 5 times', later 'tried 3 times'.
+    Shown here with one row listed."""
+    from compact_agent.agent.run.options import session_root
+    from compact_agent.ui.sessions_list import session_rows, unlisted_line
+
+    down = dead_endpoint()
+    with FakeOpenAIServer(lambda req: Reply.text("hello")) as server:
+        assert cli("-p", "earlier work", *fake(server)).code == 0
+    for _ in range(3):
+        assert cli("-p", "hi", "--model", "fake-model", "--base-url", down, "--api-key", "k").code == 1
+    root = session_root(cli.cwd.resolve(), cli.home)
+    [row] = session_rows(root, limit=1)
+    assert (row.first_prompt, row.unanswered, row.folded) == ("hi", True, 2)  # was 0: the listing ended at it
+    assert unlisted_line(root, [row], "-r ID") == ("… 1 older session not listed (compact-agent sessions --all "
+                                                   "lists every one; -r ID opens any)")  # earlier work

@@ -79,24 +79,40 @@ def session_rows(root: Path, limit: int = MAX_LISTED, fold: bool = True) -> list
     rows: list[SessionRow] = []
     failed: dict[str, SessionRow] = {}  # first prompt -> the newest unanswered session listed with it
     for p in list_sessions(root)[:MAX_SCANNED if fold else limit]:
-        if len(rows) >= limit:
+        # Past the rows listed, the older retries of a failed start listed are still counted (its
+        # `tried N times` fell as they went past the listing); only small files can be one.
+        full = len(rows) >= limit
+        if full and not failed:
             break
         try:
-            when = datetime.fromtimestamp(p.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+            stat = p.stat()
         except OSError:  # gone since it was listed (another process's session that saved nothing)
             continue
+        if full and stat.st_size > FAILED_START_BYTES:
+            continue
         if not_a_session.is_not_a_session(p):
-            rows.append(SessionRow(p.stem, when, 0, "", not_a_session=True))
+            if not full:
+                rows.append(SessionRow(p.stem, _when(stat.st_mtime), 0, "", not_a_session=True))
             continue
         prompt, lines, unanswered = scan(p)
-        row = SessionRow(p.stem, when, lines, prompt, unanswered)
+        if fold and unanswered and lines == 1 and (newer := failed.get(prompt)) is not None:
+            newer.folded += 1
+            continue
+        if full:
+            continue
+        row = SessionRow(p.stem, _when(stat.st_mtime), lines, prompt, unanswered)
         if fold and unanswered:
-            if lines == 1 and (newer := failed.get(prompt)) is not None:
-                newer.folded += 1
-                continue
             failed.setdefault(prompt, row)
         rows.append(row)
     return rows
+
+
+#: The largest session file looked at past the rows listed: a failed start holds its prompt alone.
+FAILED_START_BYTES = 256 * 1024
+
+
+def _when(mtime: float) -> str:
+    return datetime.fromtimestamp(mtime).strftime("%Y-%m-%d %H:%M")
 
 
 def unlisted_line(root: Path, rows: list[SessionRow], opens: str) -> str | None:
