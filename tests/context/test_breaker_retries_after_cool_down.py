@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import CompactionSettings, ContextManager, InMemoryStore
-from compact_agent.context.breaker_retry import COOL_DOWN_CAP_S, cool_down_s
+from compact_agent.context.breaker_retry import COOL_DOWN_CAP_S, cool_down_s, retry_in_s
 from compact_agent.context.plumbing.events import Event
 from compact_agent.context.testing import library_request, reply_to_library_request
 from compact_agent.context.wiring import Internals
@@ -147,6 +147,17 @@ async def test_a_retry_that_fails_pauses_it_again_for_twice_as_long() -> None:
     c.clock.advance(1)
     await c.turn()
     assert c.model.summaries == 5 and made(c.events)[0].detail.get("resumed") and c.cm.failures == 0
+
+
+async def test_resuming_it_by_hand_forgets_the_retry_time_too() -> None:
+    """`close_breaker()` (a /compact that succeeded, `--resume-auto`) closes it as a compaction that
+    succeeds does: no failures, and no retry time left set beside them."""
+    c = Conversation(failing=3)
+    await c.until_paused()
+    assert c.cm.breaker_retry_at is not None and retry_in_s(c.cm) == 60
+    c.cm.close_breaker()
+    assert (c.cm.failures, c.cm.breaker_retry_at, c.cm.archive_retry_at) == (0, None, None)
+    assert not c.cm.breaker_open and retry_in_s(c.cm) is None
 
 
 def test_the_wait_doubles_up_to_about_half_an_hour() -> None:

@@ -84,8 +84,8 @@ class SavedState:
     """Saving and re-applying the layers' decisions and what the schedule learned (module docstring)."""
 
     window_learned: LearnedWindow | None  # set here too: its type is the manager's, not the one set
-    # When a pause of automatic compaction ends: a pause by an unwritten archive at this request (compacting.py
-    # `ARCHIVE_RETRY`), another at this time (both breaker_retry.py). Set on the instance, these are the defaults.
+    # When a pause of automatic compaction ends: a pause by an unwritten archive at this request
+    # (`ARCHIVE_RETRY`), another at this time (both breaker_retry.py). Set on the instance, these are the defaults.
     archive_retry_at: int | None = None
     breaker_retry_at: datetime | None = None
     took_saved: bool = False  # it took a saved state given for its conversation (`taken_back`, unclaimed.py)

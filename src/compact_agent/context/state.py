@@ -24,7 +24,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 
-from . import request_limit
+from . import breaker_retry, request_limit
 from .arguments import check_history, check_options
 from .compaction.compactor import Compactor
 from .compaction.memory import SessionMemory
@@ -201,8 +201,8 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
 
     def close_breaker(self) -> None:
         """Automatic compaction resumes (a compaction made on request succeeded, or the user said
-        so): the failures in a row are forgotten, here and in the saved state."""
-        self.failures = 0
+        so): the failures in a row are forgotten, with any pause's retry, here and in the saved state."""
+        breaker_retry.closed(self)  # as an automatic compaction that succeeds closes it (compacting.py)
         self._save_layer_state()
 
     @property

@@ -58,9 +58,8 @@ class Start:
         from ..agent.run.server_windows import banner_window
 
         side = session_root(opts.cwd, opts.home) / session_id if exists else None
-        window, learned = banner_window(opts, info, side)
-        given = opts.context_window or opts.settings.context_window or opts.model_override is not None
-        return cls(info.name, window, session_id, exists, assumed=info.name not in REGISTRY and not (given or learned))
+        window, own = banner_window(opts, info, side)  # the model's: for one the registry lacks, assumed
+        return cls(info.name, window, session_id, exists, assumed=own and info.name not in REGISTRY)
 
     def banner(self, width: int) -> str:
         """`compact-agent · MODEL · window 32,768 · session ID · /help for commands`, within `width`

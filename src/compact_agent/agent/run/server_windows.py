@@ -357,21 +357,21 @@ def start_at_remembered(session: Any) -> str | None:
 
 def banner_window(opts: Any, info: Any, side: Path | None = None) -> tuple[int, bool]:
     """The window a session will start in, for the REPL's first line (shown before the session
-    is built), and whether it was learned (kept or remembered): `info.window`, or the one remembered
-    for its endpoint and model when smaller and no window was given (the rule of
-    `start_at_remembered`). Said 32,768 above 'working within 8,000'. A resumed session (`side`: its
-    folder) starts within the server's limit its own state kept for that window
+    is built), and whether it is `info`'s own (neither given, nor kept, nor remembered): `info.window`,
+    or the one remembered for its endpoint and model when smaller and no window was given (the rule
+    of `start_at_remembered`). Said 32,768 above 'working within 8,000'. A resumed session (`side`:
+    its folder) starts within the server's limit its own state kept for that window
     (context/saved_state.py), as its manager takes it back: `-c` said 'window 32,768' over a toolbar
     and a /status of 8,000."""
     if side is not None and (kept := _kept_by_session(opts, info, side)) is not None:
-        return kept, True
+        return kept, False
     if opts.context_window or opts.settings.context_window or opts.model_override is not None:
-        return int(info.window), False
+        return int(info.window), False  # given
     with contextlib.suppress(OSError):
         was = remembered_as(opts.home or home_dir(), endpoint(opts.base_url, info.provider), info.name)
         if was is not None and (was.window < info.window or was.how == REPORTED):  # reported: the window
-            return was.window, True
-    return int(info.window), False
+            return was.window, False
+    return int(info.window), True
 
 
 def _kept_by_session(opts: Any, info: Any, side: Path) -> int | None:
