@@ -120,3 +120,32 @@ async def test_a_command_stopped_while_it_starts_is_killed_with_its_group(tmp_pa
     finally:
         if not ended(child, 0):
             os.kill(child, signal.SIGKILL)
+
+
+async def test_a_command_stopped_while_it_runs_is_reaped_before_the_call_ends(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while a command runs: its exit is seen before the cancellation leaves the tool. A
+    stopped `-p` run closes its event loop next; asyncio's child watcher, finding the exit after
+    that, wrote "Loop ... that handles pid ... is closed" to the user's stderr."""
+    import asyncio
+
+    from compact_agent.agent.tools import shell_groups
+    from compact_agent.agent.tools.shell import bash_impl
+    from tests.agent.test_tools import make_env
+
+    real, procs = asyncio.create_subprocess_exec, []
+
+    async def kept(*args, **kwargs):
+        procs.append(await real(*args, **kwargs))
+        return procs[-1]
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", kept)
+    task = asyncio.ensure_future(bash_impl(make_env(tmp_path), "sleep 123"))
+    deadline = time.monotonic() + 60
+    while not shell_groups._running and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    [proc] = procs
+    assert proc.returncode is None  # running
+    task.cancel()  # the user stops the call
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert proc.returncode == -signal.SIGKILL

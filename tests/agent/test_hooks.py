@@ -176,3 +176,30 @@ def test_a_failed_hook_is_said_once_as_a_hook():
                                                          "error": "SessionStart hook `exit 3` exited with 3"}))
     assert said == "SessionStart hook `exit 3` exited with 3"
     assert problem_line(Event("hook", "failed", detail={"error": "boom"})) == "hook: boom"
+
+
+async def test_a_hook_stopped_while_it_runs_is_reaped_before_the_run_ends(tmp_path, monkeypatch):
+    """Ctrl-C while a hook runs: its exit is seen before the cancellation leaves run_command (a
+    stopped `-p` run closes its event loop next, and asyncio's child watcher wrote "Loop ... that
+    handles pid ... is closed" to the user's stderr if it found the exit after that)."""
+    import asyncio
+
+    from compact_agent.agent.tools import shell_groups
+
+    real, procs = asyncio.create_subprocess_exec, []
+
+    async def kept(*args, **kwargs):
+        procs.append(await real(*args, **kwargs))
+        return procs[-1]
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", kept)
+    task = asyncio.ensure_future(run_command(HookCommand("PreCompact", "sleep 123"), {}, tmp_path))
+    deadline = time.monotonic() + 60
+    while not shell_groups._running and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    [proc] = procs
+    assert proc.returncode is None  # running
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert proc.returncode == -9

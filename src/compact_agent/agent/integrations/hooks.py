@@ -40,7 +40,7 @@ from ... import secrets, stop_signals
 from ...setting_names import meant
 from ...setting_values import shown
 from ...words import quoted
-from ..tools.shell_groups import kill_group, running, started, timed_out
+from ..tools.shell_groups import kill_group, reaped, running, started, timed_out
 
 EVENTS = ("PreCompact", "PostCompact", "SessionStart")
 #: What a key under [hooks] may be meant as: an event, or the setting that may sit beside them.
@@ -228,8 +228,10 @@ async def _output(proc: asyncio.subprocess.Process, data: bytes, limit: float) -
         with contextlib.suppress(Exception):
             await asyncio.wait_for(proc.wait(), 2)
         return None
-    except BaseException:
+    except BaseException as stop:
         kill_group(proc.pid)
+        if isinstance(stop, asyncio.CancelledError):
+            await reaped(proc)
         raise
     finally:
         if proc.returncode is None:

@@ -33,7 +33,7 @@ from ..safety.checked_open import workdir_gone
 from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
 from .screen import Screen
-from .shell_groups import kill_group, running, started, waiting_for_keys
+from .shell_groups import kill_group, reaped, running, started, waiting_for_keys
 from .text_encoding import decode_output
 
 log = logging.getLogger(__name__)
@@ -326,9 +326,11 @@ async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
             )
             done, _ = await asyncio.wait({reader}, timeout=2)
         code = await asyncio.wait_for(_exit_code(proc), 5)
-    except BaseException:  # cancelled (user interrupt) or stuck: leave nothing running behind us
+    except BaseException as stop:  # cancelled (user interrupt) or stuck: leave nothing running behind us
         kill_group(proc.pid)
         reader.cancel()
+        if isinstance(stop, asyncio.CancelledError):
+            await reaped(proc)
         raise
     if not done:
         reader.cancel()

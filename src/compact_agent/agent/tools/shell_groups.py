@@ -77,6 +77,25 @@ async def started(start: Coroutine[Any, Any, Process]) -> Process:
         raise
 
 
+async def reaped(proc: Process, limit: float = 2.0) -> None:
+    """Wait, cancelled or not, up to `limit` seconds for the exit of `proc`, killed as its call was
+    stopped, to be seen. A stopped `-p` run closes its event loop next, and asyncio's child watcher,
+    finding the exit after that, wrote "Loop ... that handles pid ... is closed" to the user's stderr.
+    The return code alone is awaited: a job the command started may hold its pipes open."""
+    import asyncio
+
+    async def exited() -> None:
+        while proc.returncode is None:
+            await asyncio.sleep(0.02)
+
+    seen = asyncio.ensure_future(asyncio.wait_for(exited(), limit))
+    while not seen.done():  # SIGKILL: a few milliseconds; cancelled again meanwhile, it still waits
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({seen})
+    if not seen.cancelled():
+        seen.exception()  # a timeout is not the caller's concern: it is stopping anyway
+
+
 def waiting_for_keys(session: int) -> tuple[int, str] | None:
     """A process of the session `session` (a command's: its leader's pid) that waits for keys from
     a terminal it does not have, as (pid, name); None if there is none, or no /proc to tell. Such a
