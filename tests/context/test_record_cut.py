@@ -49,6 +49,29 @@ def test_earlier_records_go_first_then_the_oldest_steps() -> None:
     assert newest_steps(steps, len(steps) - 1, len) == newest  # from "  more …" it would need its step too
 
 
+def test_a_long_record_is_cut_at_its_longest_fitting_run_of_steps_in_a_few_counts() -> None:
+    """Hundreds of steps, some with lines that continue them: the cut is where trying each step start
+    from the oldest finds it, for every size, and the text is counted a few times, not once a line."""
+    lines = []
+    for i in range(400):
+        lines.append(f"- bash(cmd=\"step {i}\") -> ok")
+        lines += ["  output line"] * (i % 3)
+    steps = "\n".join(lines)
+    starts = [i for i in range(1, len(lines)) if lines[i].startswith("- ")]
+    calls = []
+
+    def counted(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    for tokens in range(len(LEFT_OUT) + 2, len(steps), 997):
+        fits = [i for i in starts if len(LEFT_OUT) + 2 + len("\n".join(lines[i:])) <= tokens]
+        expected = LEFT_OUT + "\n\n" + "\n".join(lines[fits[0]:]) if fits else None
+        calls.clear()
+        assert newest_steps(steps, tokens, counted) == expected
+        assert len(calls) <= 12  # the whole record, then halving over 400 step starts (was one per line)
+
+
 def test_a_record_is_taken_where_a_summary_would_land_over_the_limit_too() -> None:
     history = [ModelRequest(parts=[UserPromptPart("go")])]
     # As test_records' case: hard limit 58,720, 10K fixed, a 2K summary, 2K growth per request.

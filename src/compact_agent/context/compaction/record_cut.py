@@ -31,7 +31,8 @@ def newest_steps(record: str | None, tokens: int, count: Callable[[str], int]) -
     """`record`'s newest blocks and step lines that fit `tokens` as `count` measures text, after
     `LEFT_OUT`; `record` itself where it fits whole (or is None), None where not even its newest
     step does. Blocks are what `summary.record_of` joins with a blank line (earlier records, then
-    the steps); within the oldest block kept, the cut falls at the start of a step ("- ")."""
+    the steps); within the oldest block kept, the cut falls at the start of a step ("- "), found by
+    halving (a record's steps may run to hundreds of lines)."""
     if record is None or count(record) <= tokens:
         return record
     kept: list[str] = []
@@ -40,10 +41,15 @@ def newest_steps(record: str | None, tokens: int, count: Callable[[str], int]) -
             kept.insert(0, block)
             continue
         lines = block.split("\n")
-        for i in range(1, len(lines)):  # the longest run of its newest steps that fits
-            tail = "\n".join(lines[i:])
-            if lines[i].startswith("- ") and count("\n\n".join([LEFT_OUT, tail, *kept])) <= tokens:
-                kept.insert(0, tail)
-                break
+        starts = [i for i in range(1, len(lines)) if lines[i].startswith("- ")]
+        lo, hi = 0, len(starts)  # the longest run of its newest steps that fits: fewer lines, fewer tokens
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if count("\n\n".join([LEFT_OUT, "\n".join(lines[starts[mid]:]), *kept])) <= tokens:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo < len(starts):
+            kept.insert(0, "\n".join(lines[starts[lo]:]))
         break
     return "\n\n".join([LEFT_OUT, *kept]) if kept else None
