@@ -32,6 +32,7 @@ learned that a restart would otherwise measure again, each for a reason a test p
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol, cast
@@ -44,7 +45,7 @@ from .layers import frozen
 from .plumbing import tokens
 from .plumbing.events import Event, one_line
 from .plumbing.overflow import LearnedWindow, ModelWindows
-from .plumbing.settings import Limits
+from .plumbing.settings import Limits, kind
 from .wiring import Layer
 
 #: The key, beside the layers' names, of what the manager learned and saves with their decisions.
@@ -135,6 +136,7 @@ class SavedState:
         With `conversation_id`, to that conversation's state: now if this manager serves it, else
         held until its first run here (`taken_back`); without it, to the conversation this manager
         serves first, refused once it serves several (whose state it is could not be told)."""
+        check_loaded(state, conversation_id)
         manager = cast(_Serving, self)
         if conversation_id is None:
             if manager._others:
@@ -170,6 +172,23 @@ class SavedState:
                 self._saved_state = key
             except OSError as e:
                 self.emit(Event("state", "save_failed", detail={"error": one_line(e)}))
+
+
+def check_loaded(state: object, conversation_id: object) -> None:
+    """`load_layer_state`'s arguments: the saved JSON text passed for the state it holds (`json.loads`
+    forgotten) was only a warning that every layer starts afresh, a conversation id that is no text kept
+    where no run's id matches it. Text that holds no JSON object is a damaged state, warned of (`frozen`)."""
+    if isinstance(state, str | bytes | bytearray):
+        try:
+            holds_object = isinstance(json.loads(state), dict)
+        except (ValueError, RecursionError):
+            holds_object = False
+        if holds_object:
+            raise TypeError("load_layer_state takes the state layer_state() returned (a dict), not its JSON text "
+                            f"({type(state).__name__}): pass json.loads(text)")
+    if conversation_id is not None and not isinstance(conversation_id, str):
+        raise TypeError("load_layer_state: conversation_id must be the conversation's id, a str (as the run's "
+                        f"conversation_id), not {kind(conversation_id)}")
 
 
 def apply_state(cm: _Manager, state: dict[str, Any]) -> None:
