@@ -86,6 +86,22 @@ def legacy_slug(cwd: Path) -> str:
     return readable(str(cwd.resolve()))[-120:]
 
 
+def plain_id(session_id: object) -> str:
+    """`session_id`, where it can name a store's files inside its folder (`<id>.jsonl`, `<id>/`): a
+    library program's `SessionStore(folder, "../escape")` wrote beside the folder, wherever `../` led."""
+    if not isinstance(session_id, str):
+        raise TypeError(f"SessionStore: the conversation id must be a str, not {type(session_id).__name__}")
+    size = len(session_id.encode("utf-8", "surrogateescape"))
+    why = ("is empty" if not session_id else "holds '/'" if "/" in session_id else "holds '\\'" if "\\" in session_id
+           else "holds a NUL" if "\0" in session_id else "starts with '.'" if session_id.startswith(".")
+           else f"is {size} bytes long" if size > 249 else "")  # 255 with ".jsonl", a file name's most
+    if why:
+        raise ValueError(f"SessionStore: the conversation id {session_id!r} {why}: it names the store's files in "
+                         "its folder, so it must be a plain file name (no '/', '\\' or NUL, not starting with '.', "
+                         "at most 249 bytes)")
+    return session_id
+
+
 def ensure_private_dir(path: Path) -> Path:
     """`path` as a 0700 folder; every parent it has to create is 0700 too (`mkdir(parents=True)`
     would make those 0755 under the usual umask, and then anyone could list the project paths)."""

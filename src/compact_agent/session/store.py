@@ -34,7 +34,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage
 
 from .. import crashpoints, secrets, stop_signals
-from . import journal, last_run, listing, locks, remembered, skipped_lines, unreadable, unused
+from . import files, journal, last_run, listing, locks, remembered, skipped_lines, unreadable, unused
 from .archives import next_archive, session_archives
 from .entries import FORMAT_VERSION, Boundary, Loaded, _dump_message, now_iso, saves_a_reply, utf8_safe
 from .event_log import EventLog
@@ -67,8 +67,8 @@ class SessionStore:
     """The persisted truth of one conversation."""
 
     def __init__(self, root: Path | str, session_id: str, clock: Callable[[], str] = now_iso) -> None:
+        self.session_id = session_id = files.plain_id(session_id)  # names files in the folder, never a path out
         self.root = root = ensure_private_dir(Path(root))  # a folder's name as text too
-        self.session_id = session_id
         self.path = root / f"{session_id}.jsonl"
         self.dir = root / session_id  # side files: tool results, notes, collapse log, events
         self._clock = clock
