@@ -12,7 +12,8 @@ the user never typed, and "what the user typed" counted the digests collapsed ro
 provider counts them, leave no room for even a record of the conversation written without a model
 (a server whose tokenizer counts four times our estimate refused the first request, and the run
 ended saying only that the request was "too long … and could not be shrunk", after a line saying a
-compaction had failed). It names both figures and what makes room.
+compaction had failed). It names both figures and what makes room; where the `max_tokens` asked for the
+answer fills the window alone, it names that ("needs 0 tokens … send shorter instructions" was said).
 
 `document_refusal` is the other: a document the user attached to the newest message that takes,
 alone, more than the window holds. A compaction can leave out what came before, not the message the
@@ -92,6 +93,10 @@ def fixed_refusal(fixed: int, window: int, *, answer: int = 0, least: int = 0, c
     conversation can be (a record written without a model, holding the first words of the user's
     newest message). `counted`: `fixed` is the provider's count, not our estimate (a tokenizer denser
     than characters/4), which the line says: the user's own count of the file would not show it."""
+    if answer >= window:  # no request fits: "needs 0 tokens ... send shorter instructions" was said of it
+        return (f"the {answer:,} tokens its max_tokens asks for the answer take the whole {WINDOW_NAMED} "
+                f"({window:,}), leaving no room for any request: ask for a shorter answer (max_tokens below "
+                f"{window:,}), or {LARGER}")
     room, prompt_room, fewer = _room(window, answer)
     about, how = ("about ", " (as the provider counts them)") if counted else ("", "")
     what = f"send shorter instructions or fewer tools, or {LARGER}{fewer}"
