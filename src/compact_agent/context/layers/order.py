@@ -7,11 +7,12 @@ separate module that knows nothing of the others; this is the one place that ord
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from ..plumbing.events import Layer
+from ..plumbing.settings import OPTIONAL_FIELDS, kind, said
 from ..plumbing.settings import CompactionSettings as Settings
-from ..plumbing.settings import kind
 from ..plumbing.stores import HistoryStore, SideFiles
 from .budget import ToolResultBudget
 from .collapse import ContextCollapse
@@ -31,6 +32,7 @@ def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = 
     the coding tools), plus `settings.compactable_tools`. `preview_tools`: the tools (name -> their
     parameters) a spilled result's preview may tell the model to read the rest with, until a request
     lists the agent's own (`lifecycle.agent_tools`; default: none, for requests that always list them)."""
+    _check(settings, compactable)
     if isinstance(store, type) or not (store is None or isinstance(store, HistoryStore | SideFiles)):
         raise TypeError("default_layers: store must be a store (a HistoryStore, or one with side_dir() to spill "
                         f"long tool results: SideFiles) or None, not {kind(store)}")
@@ -43,3 +45,20 @@ def default_layers(settings: Settings, store: HistoryStore | SideFiles | None = 
     if settings.collapse_enabled:
         layers.append(ContextCollapse(settings, log))  # its numbers are the settings' own
     return layers
+
+
+def _check(settings: object, compactable: object) -> None:
+    """`default_layers(None)` failed inside a layer ("'NoneType' object has no attribute ..."), and one
+    tool's name as text was taken as its letters. Settings of another class with the fields will do."""
+    if isinstance(settings, type) or not all(hasattr(settings, f.name) for f in dataclasses.fields(Settings)
+                                             if f.name not in OPTIONAL_FIELDS):
+        raise TypeError("default_layers: settings must be a CompactionSettings (CompactionSettings() for the "
+                        f"defaults), not {kind(settings)}")
+    if compactable is None:
+        return
+    if isinstance(compactable, str | bytes) or not isinstance(compactable, Iterable):
+        raise TypeError(f"default_layers: compactable must be a list of tool names, not {said(compactable)}")
+    for i, tool in enumerate(list(compactable)):
+        if not isinstance(tool, str):
+            raise TypeError(f"default_layers: compactable must be a list of tool names, but item {i + 1} is "
+                            f"{kind(tool)}, not a name")
