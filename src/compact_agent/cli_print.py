@@ -12,10 +12,7 @@ arms SIGTERM and SIGHUP first thing (a run started as `python -m compact_agent.c
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import TYPE_CHECKING
-
-from .ui.visible import visible
 
 if TYPE_CHECKING:
     from .agent.run.options import SessionOptions
@@ -24,7 +21,7 @@ if TYPE_CHECKING:
 def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose: bool, typed: str) -> int:
     """Run `query` as one print-mode turn (or slash command); the exit code. `typed` is the part
     of it the user typed (the query argument), the only place `@path` attaches a file."""
-    saved_in = None
+    saved_in = problem = None
     from .stop_signals import held, interrupted, prompt_saved, say_when_terminated
 
     # SIGTERM, SIGHUP: one line that says whether the prompt is saved (and json's result object)
@@ -39,8 +36,6 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
                 prompt_saved(saved_in is not None and saved_in.entry_id is not None,
                              saved_in.session_id if saved_in is not None else None,
                              saved_in is not None and not opened_by_c(opts, saved_in.session_id))
-            if problem is not None:
-                sys.stderr.write(visible(f"compact-agent: {problem}") + "\n")
         from .models import KEY_WHEN_SENT
         from .ui.print_commands import command_name, slash_command
         from .ui.print_mode import run_print
@@ -49,7 +44,8 @@ def run_print_mode(opts: SessionOptions, query: str, output_format: str, verbose
         # /init's turn, at once, as a prompt's: it would be left in the session, unanswered
         later = KEY_WHEN_SENT.set(slash_command(query) is not None and command_name(query) != "init")
         try:
-            code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in))
+            code = asyncio.run(run_print(opts, query, output_format, verbose, typed=typed, saved_in=saved_in,
+                                       unsaved=problem))
         finally:
             KEY_WHEN_SENT.reset(later)
     except KeyboardInterrupt:

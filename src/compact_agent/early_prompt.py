@@ -39,36 +39,49 @@ class Early:
 
 
 def save_early(opts: SessionOptions, prompt: str) -> tuple[Early | None, str | None]:
-    """Save `prompt` in the session `opts` opens: where, and a warning line when it could not be
-    saved (the turn still saves it when it is sent). (None, None) when the session is another
-    process's or its id names none: opening it says so, as it always did."""
+    """Save `prompt` in the session `opts` opens: where, or the line that says it could not be
+    saved, on which the run stops, nothing sent. A session whose file or folder cannot be written
+    (read-only, a full disk) failed its first write anyway, seconds later, before any request: it
+    said so twice, after a warning that promised the prompt 'is saved when sent'. (None, None) when
+    the session is another process's or its id names none: opening it says so, as it always did."""
     try:
         session_id, existed = resolve_session_id(opts)
     except FileNotFoundError:
         return None, None
+    root = session_root(opts.cwd.resolve(), opts.home)
     try:
-        entry = journal.save_prompt_early(session_root(opts.cwd.resolve(), opts.home), session_id, prompt)
+        entry = journal.save_prompt_early(root, session_id, prompt)
     except SessionLocked:
         return None, None
     except (OSError, SessionError) as e:
         from .error_text import first_line
 
-        reason = str(e) if isinstance(e, SessionError) else f"{e.strerror or first_line(e)}: {e.filename or session_id}"
-        return (Early(session_id, existed, None),
-                f"warning: could not save the prompt before sending it ({reason}); it is saved when sent")
+        said = str(e) if isinstance(e, SessionError) else (
+            f"could not write the session file {e.filename or root / f'{session_id}.jsonl'}: {e.strerror or first_line(e)}")
+        if not existed:  # what the write made of a new session goes, as a refused run's does
+            take_back(opts, Early(session_id, existed, None))
+        kept = ", and what was saved before is intact" if existed else ""
+        return Early(session_id, existed, None), f"{said}; nothing was sent to the model{kept}"
     return Early(session_id, existed, entry), None
 
 
 def take_back(opts: SessionOptions, early: Early) -> None:
     """The run was refused as bad usage before its session opened: undo the save (journal.py,
     `take_back_early`); a session it made leaves no folder behind. Best effort: a failure leaves
-    the prompt saved, unanswered, which a resume shows."""
-    if early.entry_id is None:
-        return
+    the prompt saved, unanswered, which a resume shows. A prompt that could not be saved
+    (`entry_id` None) leaves its lock to let go of, and of a new session what the write made."""
+    from .session import locks
     from .session.store import SessionStore
 
     root = session_root(opts.cwd.resolve(), opts.home)
     with contextlib.suppress(OSError):
-        journal.take_back_early(root, early.session_id, early.entry_id, new=not early.existed)
+        if early.entry_id is not None:
+            journal.take_back_early(root, early.session_id, early.entry_id, new=not early.existed)
+        elif (lock := locks.kept(root / early.session_id)) is not None:
+            try:  # a new session's file holds a part of a line at most: no session yet
+                if not early.existed:
+                    (root / f"{early.session_id}.jsonl").unlink(missing_ok=True)
+            finally:
+                locks.release(lock)
         if not early.existed:
             SessionStore(root, early.session_id).remove_if_unused()

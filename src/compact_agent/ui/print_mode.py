@@ -246,15 +246,18 @@ def used(s: AgentSession, input_tokens: int, output_tokens: int, cache_read: int
 
 
 async def run_print(opts: SessionOptions, prompt: str, output_format: str = "text", verbose: bool = False,
-                    typed: str | None = None, saved_in: Early | None = None) -> int:
+                    typed: str | None = None, saved_in: Early | None = None, unsaved: str | None = None) -> int:
     """One turn of `prompt`; `typed` is the part the user typed (the query argument), the only
     place `@path` attaches a file — never piped input (None: all of `prompt` was typed).
-    `saved_in`: where the command line saved `prompt` already (early_prompt.py); else a prompt
-    that is a turn's is saved here, before the session is built."""
+    `saved_in`: where the command line saved `prompt` already (early_prompt.py), or `unsaved`, why
+    it could not (the run stops there); else a prompt that is a turn's is saved here, before the
+    session is built."""
     from ..error_text import describe_error
 
     run = PrintRun(output_format, verbose)
     stop_signals.reporting(run.terminated, run.refusals.said)  # a signal says what was refused too
+    if unsaved is not None:
+        return _failed(run, unsaved, None)
     # What was typed (the query; with `-p -`, what came on stdin is the query)
     said = typed or prompt
     custom = print_commands.custom(opts.cwd, said)
@@ -275,7 +278,7 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
     if saved_in is None and print_commands.slash_command(prompt) is None:  # a custom command's prompt, a path's question
         saved_in, problem = save_early(opts, prompt)
         if problem is not None:
-            run.note(problem)
+            return _failed(run, problem, None)
     try:
         session = AgentSession(opts, on_event=run.on_event, on_compact_start=run.on_compact_start,
                                on_change=run.on_change, on_tool=run.on_tool,
