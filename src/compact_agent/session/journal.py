@@ -182,8 +182,21 @@ def heal(fd: int, side_dir: Path) -> tuple[bytes, Path | None]:
 def heal_file(path: Path, side_dir: Path) -> Path | None:
     """`heal` the session file at `path` when a load holds its lock, fsynced: where a torn last
     line's bytes were set aside before it was cut off (None when there was none). Raises OSError
-    (a read-only file): then nothing is cut, and the load skips the line; NotASessionFile."""
-    fd = os.open(path, os.O_RDWR)
+    (a read-only file whose last line is torn): then nothing is cut, and the load skips the line;
+    NotASessionFile. A read-only file that ends whole has nothing to heal: a resume of it (`-p
+    /history`) warned of a torn last line it did not have."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            refuse_if_not_a_session(path, fd)
+            torn = torn_tail(fd)
+        finally:
+            os.close(fd)
+        if torn is not None:
+            raise
+        return None
     try:
         refuse_if_not_a_session(path, fd)
         _, kept = heal(fd, side_dir)
