@@ -245,6 +245,8 @@ class Limits:
             raise ValueError(f"a context window must be a positive whole number of tokens, not {window!r}")
         if isinstance(max_output, bool) or not isinstance(max_output, int):  # else a bare comparison error below
             raise TypeError(f"max_output must be a whole number of tokens, not {said_with_type(max_output)}")
+        if max_output < 1:  # a reserve of 0 or less kept no room for an answer, a threshold past the window
+            raise ValueError(f"max_output must be a whole number of tokens, at least 1, not {max_output}")
         # The window is what the model accepts: never raised here. A window too small for the
         # request's fixed part is refused at the request (pipeline.py), not silently enlarged.
         reserve = min(max_output, s.summary_output_reserve, window // 4)
