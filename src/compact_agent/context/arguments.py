@@ -294,3 +294,12 @@ def check_compact_now(messages: object, instructions: object, model: object, con
                         f"added to it, as agent.run(usage=...) adds a run's), not {kind(usage)}")
     if usage_limits is not None and not isinstance(usage_limits, UsageLimits):
         raise TypeError(f"compact_now: usage_limits must be a pydantic-ai UsageLimits, not {kind(usage_limits)}")
+
+
+def check_drain(timeout: object) -> None:
+    """`drain`'s timeout: a wrong one was said nowhere while no notes were in flight, and with notes in
+    flight failed inside asyncio, leaving the request running past the end it was to bound."""
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
+        raise TypeError(f"drain: timeout must be a number of seconds or None, not {said_with_type(timeout)}")
+    if timeout is not None and not timeout >= 0:  # NaN too
+        raise ValueError(f"drain: timeout must be a number of seconds, 0 or more, not {said(timeout)}")

@@ -42,7 +42,7 @@ from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from . import handlers, lifecycle, request_limit, shaping, unclaimed
-from .arguments import check_compact_now
+from .arguments import check_compact_now, check_drain
 from .compacting import CompactingState
 from .compaction import in_run
 from .compaction.cuts import join
@@ -161,6 +161,7 @@ class ContextManager(CompactingState):
     async def drain(self, timeout: float | None = None) -> None:
         """Wait for background notes in flight (all conversations), then cancel what is left.
         Needed only with `notes_in_background=True`, before the event loop ends."""
+        check_drain(timeout)
         await lifecycle.drain(self, timeout)
 
     async def compact_now(self, messages: Sequence[ModelMessage], *, instructions: str = "",
