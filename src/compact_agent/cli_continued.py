@@ -1,6 +1,6 @@
 """What `-c` says of the newer session files it passed over to open the one it continues: sessions
 the model never answered in (a failed start), named by their first prompt with the `-r ID` that
-goes on there, and files that are no session (cli_resume.py `resumed_file` says it first, before
+goes on there (or, for one another run has open, that it has), and files that are no session (cli_resume.py `resumed_file` says it first, before
 anything that can stop the run)."""
 
 from __future__ import annotations
@@ -36,10 +36,31 @@ def continued_note(root: Path, chosen: Continued) -> str | None:
         return f"{path.stem} ({_gist(redact(first_as_typed(root, path.stem, prompt)))})"
 
     newest, n = chosen.passed[0], len(chosen.passed)
-    passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else
-              f"{n} newer sessions it never answered (compact-agent sessions lists them), the newest {named(newest)}")
-    return (f"continuing session {named(chosen.path)}, the newest one the model answered in; passed over {passed}: "
-            f"compact-agent -r {newest.stem} goes on there" + (f"; and {strays}" if strays else ""))
+    if (running := _open_elsewhere(root, newest.stem)) is not None:  # not left behind: still starting, or waiting
+        passed = (f"the newer session {named(newest)}, {running}" if n == 1 else
+                  f"{n} newer sessions the model has not answered in (compact-agent sessions lists them), the newest "
+                  f"{named(newest)}, {running}")
+    else:
+        passed = (f"the newer session {named(newest)}, which it never answered" if n == 1 else
+                  f"{n} newer sessions it never answered (compact-agent sessions lists them), the newest {named(newest)}")
+        passed += f": compact-agent -r {newest.stem} goes on there"
+    return (f"continuing session {named(chosen.path)}, the newest one the model answered in; passed over {passed}"
+            + (f"; and {strays}" if strays else ""))
+
+
+def _open_elsewhere(root: Path, session_id: str) -> str | None:
+    """`open in another run (pid N)` when another process holds session `session_id`: its `-r ID`
+    would be refused. None when none does."""
+    from .session import locks
+    from .session.files import SessionLocked
+
+    try:  # one this process holds (its own prompt saved early) is not another run's
+        if locks.kept_here(root / session_id) is None:
+            locks.check_free(root, session_id)
+    except SessionLocked:
+        pid = locks.holder(root / session_id)
+        return "open in another run" + (f" (pid {pid})" if pid is not None else "")
+    return None
 
 
 def _gist(prompt: str, most: int = 40) -> str:
