@@ -178,6 +178,15 @@ def check_options(*, window: object, max_output: object, settings: object, summa
         raise TypeError(f"store methods must be plain functions (the pipeline calls them as the history changes, "
                         f"never awaits them), but {type(store).__name__}.{awaited} is async: keep the history in an "
                         "InMemoryStore and save result.all_messages() to your async store after each run")
+    # Called with other arguments than it takes, a method failed only when called: every compaction (a
+    # rewrite without its boundary) until the breaker paused them, or the first run, as the store's fault.
+    shapes: tuple[tuple[str, tuple[str, ...]], ...] = (
+        ("append", ("messages",)), ("archive", ()), ("rewrite", ("boundary", "messages")), ("load_messages", ()),
+        ("side_dir", ("name",)))
+    for method, given in shapes:
+        if store is not None and (shown := wrong_arguments(getattr(store, method, None), len(given))) is not None:
+            raise TypeError(f"store.{method} is called with {('no arguments', 'one argument', 'two arguments')[len(given)]}"
+                            f", ({', '.join(given)}), but {type(store).__name__}.{method} takes {shown}")
 
 
 def wrong_arguments(fn: object, n: int) -> str | None:
