@@ -279,7 +279,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
     that names no session or several, is a mistake in the command line. One another run holds is
     refused here (`free`), before any note on the options it would run with."""
-    from .agent.run.options import SessionOptions, resolve_session_id
+    from .agent.run.options import SessionOptions, as_copied, resolve_session_id
     from .cli_help import fail
     from .error_text import first_line
     from .session.answered import continued
@@ -303,6 +303,7 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         raise fail(f"no earlier session in {work} to resume; start one without --resume" + sessions_elsewhere(work, root))
     if not resume:
         return None
+    resume = as_copied(resume, root)  # `ID.jsonl`, its path, spaces around it
     try:
         session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))
     except FileNotFoundError as e:  # another project's, or none here: where one of this name keeps its own
