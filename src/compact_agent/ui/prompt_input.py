@@ -5,8 +5,8 @@
   (a terminal without bracketed paste) are line breaks of the input: it is sent with Enter once
   pasted, as one message (paste_keys.py).
 - Tab completes slash commands, the session id of `/resume ID` (other sessions of the project,
-  newest first, each with its first prompt) and the model name of `/model NAME` (the known models),
-  and `@path` mentions (paths relative to the working directory; a name typed without its folder,
+  newest first, each with its first prompt), the model name of `/model NAME` (the known models), a
+  command's options (`/compact --pre`: `--preview`; tab_values.py) and `@path` mentions (paths relative to the working directory; a name typed without its folder,
   `@file_12`, that no path begins with offers the files anywhere below whose name starts with it,
   then those whose name holds it); a
   path with a space is written escaped (`@odd\\ dir/`), or in the quote the mention was begun with
@@ -52,11 +52,8 @@ from ..session.files import ensure_private_file
 from .paste_guard import PlaceholderGuard
 from .paste_keys import PasteKeys
 from .pastes import Pastes
+from .tab_values import Arguments, command_arguments, option_typed, options
 
-#: What Tab offers as a command's first argument: (command name, what is typed of it) -> each
-#: value with a note shown beside it.
-Arguments = Callable[[str, str], Iterable[tuple[str, str]]]
-MAX_ARGUMENT_COMPLETIONS = 20
 SKIP = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 MAX_PATH_COMPLETIONS = 50
 MAX_WALKED = 50_000  # entries looked at for a name typed without its folder (named_anywhere)
@@ -91,6 +88,9 @@ class ReplCompleter(Completer):
                 yield Completion(value, start_position=-len(arg[2]), display_meta=note)
             if found:
                 return
+        if (opt := option_typed(text)) is not None and (found := options(*opt)):  # `/compact --pre`
+            yield from (Completion(v, start_position=-len(opt[1]), display_meta=note) for v, note in found)
+            return
         if (mention := partial(text)) is not None:
             yield from self._paths(mention.path, mention.typed, mention.quote, mention.escaped)
 
@@ -154,37 +154,6 @@ def named_anywhere(root: Path, typed: str, limit: int) -> list[str]:
             elif want in (name := comparable(e.name).lower()):
                 (starts if name.startswith(want) else holds).append(rel)
     return (starts + holds)[:max(0, limit)]
-
-
-def command_arguments(root: Path, session_id: Callable[[], str | None] = lambda: None) -> Arguments:
-    """The values Tab offers after `/resume ` (the ids of the sessions in `root` but the one in use,
-    newest first, each with its first prompt) and after `/model ` (the known models, each with its
-    provider and window)."""
-    def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
-        if command == "resume":
-            return _session_ids(root, typed, session_id())
-        if command == "model" and not typed.startswith("-"):
-            from ..models import REGISTRY
-
-            return [(name, f"{info.provider} · window {info.window:,}") for name, info in REGISTRY.items()
-                    if name.startswith(typed)]
-        return []
-    return values
-
-
-def _session_ids(root: Path, typed: str, current: str | None) -> list[tuple[str, str]]:
-    from ..session.files import list_sessions
-    from ..session.not_a_session import is_not_a_session
-    from .sessions_list import scan
-
-    found: list[tuple[str, str]] = []
-    for path in list_sessions(root):
-        if path.stem.startswith(typed) and path.stem != current and not is_not_a_session(path):
-            prompt = scan(path)[0]
-            found.append((path.stem, prompt if len(prompt) <= 40 else prompt[:39] + "…"))
-            if len(found) >= MAX_ARGUMENT_COMPLETIONS:
-                break
-    return found
 
 
 def key_bindings(on_expand: Callable[[], Awaitable[None]] | None = None, pastes: Pastes | None = None,
