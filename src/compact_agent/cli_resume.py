@@ -279,11 +279,11 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
     a list); no earlier session to continue or to pick from (`--resume` without an id), or an id
     that names no session or several, is a mistake in the command line. One another run holds is
     refused here (`free`), before any note on the options it would run with."""
-    from .agent.run.options import SessionOptions, as_copied, resolve_session_id
+    from .agent.run.options import SessionOptions, resolve_session_id
     from .cli_help import fail
     from .error_text import first_line
     from .session.answered import continued
-    from .session.files import list_sessions  # not the store's module: the REPL's prompt needs no pydantic-ai
+    from .session.files import as_copied, list_sessions  # not store.py: the REPL's needs no pydantic-ai
     from .session.not_a_session import newest_session, refusal
     from .ui.visible import visible
 

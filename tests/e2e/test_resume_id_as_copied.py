@@ -41,3 +41,15 @@ def test_another_projects_session_file_names_that_project(cli):
     assert out.stderr == (f"compact-agent: no session {theirs.stem} for {cli.cwd} (compact-agent sessions lists them); "
                           f"session {theirs.stem} is one of {where}'s: run this command there, or add --cwd "
                           f"{shlex.quote(where)} to it\n"), out.stderr
+
+
+def test_sessions_delete_takes_the_file_name_and_its_path_too(cli):
+    with FakeOpenAIServer(lambda req: Reply.text("noted")) as server:
+        for prompt in ("first", "second"):
+            assert cli("-p", prompt, *fake(server)).code == 0
+    first, second = sorted(cli.sessions(), key=lambda p: p.stat().st_mtime_ns)
+    by_name = cli("sessions", "--delete", first.name)
+    by_path = cli("sessions", "--delete", f" {second}\n")
+    assert by_name.code == 0 and by_name.stdout.startswith(f"removed session {first.stem}"), by_name
+    assert by_path.code == 0 and by_path.stdout.startswith(f"removed session {second.stem}"), by_path
+    assert cli.sessions() == []

@@ -203,6 +203,24 @@ def list_sessions(root: Path) -> list[Path]:
     return [p for _, p in sorted(stamped, key=lambda t: t[0], reverse=True)]
 
 
+def as_copied(given: str, root: Path) -> str:
+    """The session id in what `-r` or `sessions --delete` was given as a user copies it: with spaces
+    around it, as the session's file is named (`ID.jsonl`, as the sessions folder `compact-agent
+    sessions` names shows it), or as that file's path in this or another project's sessions folder
+    (whose refusal then names that project). Anything else as given: a path elsewhere names none."""
+    wanted = given.strip() or given
+    if not wanted.endswith(".jsonl") or (root / f"{wanted}.jsonl").is_file():  # an id that ends so: its own
+        return wanted
+    path = Path(wanted)
+    if len(path.parts) == 1:
+        return path.stem
+    try:
+        in_a_sessions_folder = path.resolve().parent.parent == root.parent.resolve()
+    except (OSError, RuntimeError):  # a loop of links, a name too long
+        return wanted
+    return path.stem if in_a_sessions_folder else wanted
+
+
 def new_session_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from ..words import plural
 from . import in_use, prompt_history
-from .files import SessionError, SessionLocked, list_sessions
+from .files import SessionError, SessionLocked, as_copied, list_sessions
 from .files import size_text as size_text  # files.py's: the listing and the analyzer import it from here too
 from .held_elsewhere import DELETE, holder
 from .locks import LOCK_FILE
@@ -125,6 +125,7 @@ def find(root: Path, wanted: str) -> str:
     ids = [p.stem for p in list_sessions(root)]
     if not wanted.strip():
         raise RemovalError("--delete needs a session id (compact-agent sessions lists them)")
+    wanted = as_copied(wanted, root)  # `ID.jsonl`, its path, spaces around it
     if wanted in ids:
         return _a_session(root, wanted)
     left = orphans(root)

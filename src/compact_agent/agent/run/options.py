@@ -179,24 +179,6 @@ def is_plain_id(session_id: str) -> bool:
             and "\0" not in session_id and len(f"{session_id}.jsonl".encode("utf-8", "surrogateescape")) <= 255)
 
 
-def as_copied(given: str, root: Path) -> str:
-    """The session id in what `-r` was given as a user copies it: with spaces around it, as the
-    session's file is named (`ID.jsonl`, as the sessions folder `compact-agent sessions` names shows
-    it), or as that file's path in this or another project's sessions folder (whose refusal then
-    names that project). Anything else as given: a path elsewhere names no session (`is_plain_id`)."""
-    wanted = given.strip() or given
-    if not wanted.endswith(".jsonl") or (root / f"{wanted}.jsonl").is_file():  # an id that ends so: its own
-        return wanted
-    path = Path(wanted)
-    if len(path.parts) == 1:
-        return path.stem
-    try:
-        in_a_sessions_folder = path.resolve().parent.parent == root.parent.resolve()
-    except (OSError, RuntimeError):  # a loop of links, a name too long
-        return wanted
-    return path.stem if in_a_sessions_folder else wanted
-
-
 def resolve_session_id(opts: SessionOptions) -> tuple[str, bool]:
     """(session id, whether it exists already). Raises FileNotFoundError, one line, for an id that
     names no session, several, or a folder or a file that is no session (left as it is)."""
