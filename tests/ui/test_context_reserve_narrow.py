@@ -63,3 +63,14 @@ def test_at_40_columns_a_part_that_wraps_goes_on_under_itself(source: str) -> No
     assert " ".join(line.split("8.2k")[0].strip() for line in answer) == f"answer ({source})", lines
     assert re.search(r"^    auto-compact buffer +13\.0k$", lines[at + 1 + len(answer)]), lines
     assert all(len(line) <= 40 for line in lines)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_at_40_columns_a_wrapped_part_has_its_size_after_its_last_words(source: str) -> None:
+    """The size stood on the first line of a part that wraps: `answer (cap: a quarter of  8.2k`, then
+    `the window)`, which reads as a quarter of 8.2k. It goes after the label's end now."""
+    lines = shown(picture(source), 40)
+    at = next(i for i, line in enumerate(lines) if "auto-compact buffer" in line)
+    answer = next(i for i, line in enumerate(lines) if line.startswith("    answer ("))
+    assert re.search(r"\) +8\.2k$", lines[at - 1]), lines
+    assert all("8.2k" not in line for line in lines[answer:at - 1]), lines

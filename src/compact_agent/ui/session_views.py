@@ -108,9 +108,9 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
             grid.append(sym + (" " if i < len(line) - 1 else ""), style=style)
         grid.append("\n")
     legend = Table.grid(padding=(0, 1))
-    for col in ("mark", "what", "tokens", "share"):
+    for col in ("mark", "what", "tokens", "share"):  # a figure on the last line of a label that wraps
         legend.add_column(col, justify="right" if col in ("tokens", "share") else "left",
-                          no_wrap=col != "what")
+                          no_wrap=col != "what", vertical="bottom" if col in ("tokens", "share") else "top")
     names = dict(CATEGORIES)
     rows = [(Text(USED, style=STYLES[key]), names[key] + (f" ({p.results[key]})" if key in p.results else ""),
              _k(n), f"{100 * n / p.window:.1f}%") for key, _ in CATEGORIES if (n := p.rows.get(key, 0))]
