@@ -46,3 +46,16 @@ async def test_files_read_again_in_a_turn_are_said_in_one_line(tmp_path, monkeyp
     assert freed > 4 * 2_000, out  # the four earlier reads, added up
     second = out.index("read_file(f0.py)", out.index("ANSWER"))
     assert second < out.index(lines[0]), out  # in the turn that read them again
+
+
+def test_one_file_read_again_is_said_in_the_singular() -> None:
+    """`re-read 1 file (f4.py), their earlier reads left out` for one earlier read of one file."""
+    from compact_agent.ui.layer_tally import REREAD, Tally, said
+
+    once = Tally("snip", ids=["c1"], freed=794, files=["f4.py"])
+    assert said(once, REREAD, 8_000) == "context: re-read 1 file (f4.py), its earlier read left out, freed 794 tokens"
+    twice = Tally("snip", ids=["c1", "c2"], freed=1_588, files=["f4.py"])
+    assert said(twice, REREAD, 8_000) == "context: re-read 1 file (f4.py), its earlier reads left out, freed 1,588 tokens"
+    two = Tally("snip", ids=["c1", "c2"], freed=1_588, files=["f4.py", "f5.py"])
+    assert said(two, REREAD, 8_000) == ("context: re-read 2 files (f4.py, f5.py), their earlier reads left out, "
+                                        "freed 1,588 tokens")

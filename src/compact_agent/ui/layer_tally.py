@@ -76,7 +76,8 @@ def said(t: Tally, kind: str, window: int) -> str | None:
     if kind == REREAD and t.files:
         n = len(t.files)
         names = ", ".join(t.files[:NAMED]) + (", …" if n > NAMED else "")
-        return f"context: re-read {n} file{'s' if n != 1 else ''} ({names}), their earlier reads left out, freed {t.freed:,} tokens"
+        earlier = "their earlier reads" if n > 1 else "its earlier read" + ("s" if len(t.ids) > 1 else "")
+        return f"context: re-read {n} file{'s' if n != 1 else ''} ({names}), {earlier} left out, freed {t.freed:,} tokens"
     from ..context.plumbing.events import Event
 
     return render.layer_line(Event(t.layer, SHRINK if kind == SHRINK else "tally", t.freed, 0, ids=t.ids,
