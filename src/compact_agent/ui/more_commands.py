@@ -15,6 +15,7 @@ from rich.console import Console
 from .. import secrets
 from ..agent.run.options import session_root, sessions_starting
 from ..agent.run.runner import AgentSession
+from ..session.files import as_copied
 from ..session.held_elsewhere import REPL_RESUME, holder
 from ..session.listing import counted
 from ..words import plural
@@ -255,6 +256,7 @@ async def _resume(s: AgentSession, args: str, c: Console) -> None:
                                   "/resume lists them" if rows else "there are no other sessions in this directory"))
         target = rows[int(want) - 1].id
     else:
+        want = as_copied(want, root)  # `ID.jsonl`, or its path, as the sessions folder shows it
         if not sessions_starting(root, want):  # another project's is named, with how to open it
             held = holder(root.parent, root, want, REPL_RESUME)
             raise CommandError(f"no session {want} in this directory; {held[1] if held else '/resume lists them'}")
