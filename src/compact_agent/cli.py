@@ -209,7 +209,7 @@ def _main(print_: bool, query: str | None, model: str | None, base_url: str | No
 
         with remembered.remembering(remember):
             raise typer.Exit(run_print_mode(opts, query or "", output_format, verbose, typed))
-    if not sys.stdin.isatty():
+    if sys.stdin is None or not sys.stdin.isatty():  # closed (`<&-`): none either
         raise fail('the REPL needs a terminal on stdin; for a script or a pipe use -p: echo "QUERY" | compact-agent -p', 2)
     from .ui import repl_signals
     from .ui.repl import run_repl

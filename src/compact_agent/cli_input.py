@@ -45,6 +45,8 @@ STDIN_CAP = 32 * 1024 * 1024
 
 
 def _read_stdin() -> str:
+    if sys.stdin is None:  # closed (`compact-agent -p - <&-`, a service without one): nothing to read
+        return ""
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
         text = sys.stdin.read(STDIN_CAP + 1)
