@@ -7,7 +7,8 @@ failure" handlers of print mode and `analyze` let it pass, as they do Ctrl-C), t
 pointed at /dev/null so nothing fails again, and the program ends quietly with
 `EXIT_READER_GONE`. A long text is written in pieces a pipe takes whole or refuses, so a reader
 that leaves in the middle is seen. Output that cannot be written for another reason (a full disk)
-is one line on stderr and exit 1 (`OutputFailed`); a stdout closed from the start discards it.
+is one line on stderr and exit 1 (`OutputFailed`); a stdout or stderr closed from the start
+discards what goes there, on /dev/null (`_fill_closed`).
 """
 
 from __future__ import annotations
@@ -134,13 +135,31 @@ class GuardedStream:
         return getattr(self.stream, name)
 
 
+def _fill_closed() -> None:
+    """Open /dev/null on each standard descriptor the program was started without (`<&-`, `2>&-`).
+    Left closed, the first file it kept open took that number (with `2>&-`, the session's lock file),
+    and what a child process or the interpreter wrote to that stream went into the file; and a note
+    written to the stderr Python then has (None) ended the run with exit 1 and no answer."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 @contextmanager
 def guarded_output() -> Iterator[None]:
     """Run the program with stdout and stderr guarded; a reader gone ends it with EXIT_READER_GONE
     and nothing on stderr, whatever else was under way (also an error after it, or a group)."""
     reader = Reader()
+    _fill_closed()
     if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints goes nowhere
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the program's life
+    if sys.stderr is None:  # with stderr closed (`2>&-`): what it says too, and the run goes on
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the program's life
     out, err = GuardedStream(sys.stdout, reader), GuardedStream(sys.stderr, reader)
     sys.stdout, sys.stderr = out, err  # streams in all but their type (every other attribute is theirs)
     try:
