@@ -7,7 +7,11 @@ and the turn undone ran again; after the menu's `n` it answered the line asking 
 should do instead with nothing (a plain no). So once a key answers, the question stays up for
 `ENTER_AFTER` seconds more, its answer shown: an Enter in that time is taken with the answer, and
 the question ends; any other key ends it at once and is left for what comes next (the prompt, the
-line asking what to do instead), as keys typed after the answer were.
+line asking what to do instead), as keys typed after the answer were. The rest of the word the key
+begins (`yes`, `no`), which many type whole, goes with the answer too: `yes⏎` at a `[y/N]` sent `es`
+to the model as a message, and `no⏎` at the menu told the model to do "o" instead. A key that is no
+answer of a `[y/N]` (a no) takes what is typed on with it, up to its Enter: `sure⏎` sent `ure`, and
+`/status⏎` sent `status`, to the model.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ T = TypeVar("T")
 #: How long (seconds) a question answered by one key waits for the Enter typed after that key: a
 #: typist's keys come 0.1-0.3 s apart, and an Enter typed on after the answer comes as soon.
 ENTER_AFTER = 0.5
+#: The word each answering key begins: its other letters, typed on, go with the answer.
+WORDS = {"y": "yes", "n": "no"}
 
 
 class AnswerEnter(Generic[T]):
@@ -34,20 +40,37 @@ class AnswerEnter(Generic[T]):
         self.wait = ENTER_AFTER if wait is None else wait  # read as asked: a test's machine may be slow
         self.answered = False
         self.answer: T | None = None
+        self.spelled = ""  # the answer's key, and the letters of its word typed after it
+        self.any_word = False  # every key typed on goes with the answer, to its Enter
         self._timer: asyncio.TimerHandle | None = None
 
-    def give(self, event: KeyPressEvent, answer: T) -> None:
-        """`answer`, by the key of `event`: the question waits for an Enter, then ends with it."""
+    def give(self, event: KeyPressEvent, answer: T, *, any_word: bool = False) -> None:
+        """`answer`, by the key of `event`: the question waits for an Enter, then ends with it. `any_word`:
+        every key typed on goes with it (a key that is no answer), not only its word's (`WORDS`)."""
         if self.answered:
             return
-        self.answered, self.answer = True, answer
-        app = event.app
-        app.invalidate()  # the answer shown at once
+        self.answered, self.answer, self.spelled = True, answer, event.data.lower()
+        self.any_word = any_word
+        event.app.invalidate()  # the answer shown at once
+        self._wait(event)
+
+    def _wait(self, event: KeyPressEvent) -> None:
+        """The question ends `wait` seconds from now, unless a key ends it first."""
+        app, answer = event.app, self.answer
 
         def end() -> None:
             if app.is_running and not app.is_done:  # not ended by a key meanwhile
                 app.exit(result=answer)
+        if self._timer is not None:
+            self._timer.cancel()
         self._timer = asyncio.get_running_loop().call_later(self.wait, end)
+
+    def _spells(self, data: str) -> bool:
+        """Whether `data`, typed after the answer, goes on with the word its key begins (`e` after `y`)."""
+        if self.any_word:
+            return data.isprintable() and bool(data)
+        word, typed = WORDS.get(self.spelled[:1], ""), self.spelled + data.lower()
+        return len(typed) <= len(word) and word.startswith(typed)
 
     def _end(self, event: KeyPressEvent) -> None:
         if self._timer is not None:
@@ -69,6 +92,10 @@ class AnswerEnter(Generic[T]):
 
         @after.add("<any>")
         def _other(event: KeyPressEvent) -> None:
+            if self._spells(event.data):  # `yes`, `no` typed whole: with the answer, and the Enter after it too
+                self.spelled += event.data.lower()
+                self._wait(event)
+                return
             self._end(event)
             for key in reversed(event.key_sequence):
                 event.app.key_processor.feed(key, first=True)

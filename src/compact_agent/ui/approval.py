@@ -243,7 +243,8 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     for key in ("enter", "c-c", "c-d"):
         kb.add(key)(answer(False))
     kb.add("escape", eager=True)(answer(False))
-    kb.add("<any>")(lambda event: event.app.exit(result=False) if event.data.isprintable() and event.data else None)
+    kb.add("<any>")(lambda event: given.give(event, False, any_word=True) if event.data.isprintable() and event.data
+                    else None)  # no, and what is typed on with it up to its Enter (`sure⏎`): not a message
 
     def text() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
