@@ -200,19 +200,38 @@ def _pretrimmed(msgs: list[ModelMessage], max_input_tokens: int, kept_from: int
                 ) -> tuple[list[ModelMessage], int, list[ModelMessage]]:
     """`msgs` cut to `max_input_tokens` before anything is sent (`summarize_fitting`): the newest rounds
     from `kept_from` on first, then the oldest after the first, then the longest texts of what is
-    left; with the rounds dropped, and the messages kept as they were before their texts were cut."""
-    dropped = 0
-    while tokens.estimate(user_first(msgs)) > max_input_tokens:
-        rs = rounds.api_rounds(msgs)
-        if len(rs) <= 1 or rs[-1][0] < kept_from:
-            break
-        msgs = msgs[:rs[-1][0]]
+    left; with the rounds dropped, and the messages kept as they were before their texts were cut.
+
+    The rounds are found once and each one's size counted once: a round ends where no call waits
+    for its result, so the rounds of what is left after some are dropped are the rest of them (the
+    first compaction of a resumed 6,000-message session took most of a minute finding them again
+    after each round dropped)."""
+    rs = rounds.api_rounds(msgs)
+    if not rs:
+        return cut_longest_texts(msgs, max_input_tokens), 0, msgs
+    sizes = [tokens.estimate(msgs[a:b]) for a, b in rs]
+    said = tokens.estimate(user_first([ModelResponse(parts=[])])) - tokens.estimate([ModelResponse(parts=[])])
+
+    def over(total: int, first: ModelMessage) -> bool:  # as `user_first` sends it
+        return total + (said if isinstance(first, ModelResponse) else 0) > max_input_tokens
+
+    total, last, dropped = sum(sizes), len(rs), 0  # rounds rs[:last] kept
+    while over(total, msgs[0]) and last > 1 and rs[last - 1][0] >= kept_from:
+        last -= 1
+        total -= sizes[last]
         dropped += 1
-    while tokens.estimate(user_first(msgs)) > max_input_tokens and len(rounds.api_rounds(msgs)) > 1:
-        msgs = drop_oldest_after_first(msgs, 1)
+    after, left = 1, last  # then rs[1:after] dropped (`drop_oldest_after_first`): `left` rounds kept
+    while left > 1 and over(total, msgs[0]):
+        total -= sizes[after] if left > 2 else sizes[0]  # of two, the first goes (`drop_oldest_rounds`)
+        after += left > 2
+        left -= 1
         dropped += 1
-    cut = cut_longest_texts(msgs, max_input_tokens - (tokens.estimate(user_first(msgs)) - tokens.estimate(msgs)))
-    return cut, dropped, msgs
+    if left == 1 and last > 1:  # the newest round alone
+        kept = msgs[rs[last - 1][0]:rs[last - 1][1]]
+    else:
+        kept = [*msgs[:rs[0][1]], *msgs[rs[after][0]:rs[last - 1][1]]] if after < last else msgs[:rs[0][1]]
+    cut = cut_longest_texts(kept, max_input_tokens - (tokens.estimate(user_first(kept)) - tokens.estimate(kept)))
+    return cut, dropped, kept
 
 
 def cut_longest_texts(messages: Sequence[ModelMessage], max_tokens: int) -> list[ModelMessage]:
