@@ -303,6 +303,8 @@ def resumed_file(work: Path, continue_: bool, resume: str | None) -> Path | None
         raise fail(f"no earlier session in {work} to resume; start one without --resume" + sessions_elsewhere(work, root))
     if not resume:
         return None
+    if not resume.strip():  # `-r "  "`: said as a blank id, not as a session named by spaces
+        raise fail("--resume needs a session id: the one given is blank (compact-agent sessions lists them)", 2)
     resume = as_copied(resume, root)  # `ID.jsonl`, its path, spaces around it
     try:
         session_id, _ = resolve_session_id(SessionOptions(cwd=work, session_id=resume))

@@ -53,3 +53,14 @@ def test_sessions_delete_takes_the_file_name_and_its_path_too(cli):
     assert by_name.code == 0 and by_name.stdout.startswith(f"removed session {first.stem}"), by_name
     assert by_path.code == 0 and by_path.stdout.startswith(f"removed session {second.stem}"), by_path
     assert cli.sessions() == []
+
+
+def test_a_blank_id_is_said_as_blank(cli):
+    """`-r "   "` said `no session     for DIR`, the spaces where the id goes."""
+    with FakeOpenAIServer(lambda req: Reply.text("noted")) as server:
+        assert cli("-p", "first", *fake(server)).code == 0
+        runs = [cli("-r", blank, *args, *fake(server)) for blank in ("   ", "\n") for args in (("-p", "hi"), ())]
+        assert len(server.requests) == 1
+    for run in runs:
+        assert run.code == 2 and run.stderr == ("compact-agent: --resume needs a session id: the one given is blank "
+                                                "(compact-agent sessions lists them)\n"), run.stderr
