@@ -48,6 +48,8 @@ def test_tab_completes_an_option_in_the_terminal(tmp_path: Path) -> None:
         term = Terminal(tmp_path, server.base_url)
         try:
             at = term.prompt(term.read_until("/help for commands"))
+            term.type("/help\r")
+            at = term.prompt(term.read_until("Tab completes paths, commands and their options", at))  # /help says so
             term.type("/compact --pre")
             term.read_until("--pre", at)
             after = term.type("\t")

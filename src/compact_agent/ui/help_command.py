@@ -97,7 +97,7 @@ def _prose(c: Console, text: str) -> None:
 async def _help(s: AgentSession, args: str, c: Console) -> None:
     c.print(_table(s, c.width))
     _prose(c, "@path in a message attaches that file (@\"a b.txt\" or @a\\ b.txt for a path with spaces; Tab "
-              "completes paths and commands); !cmd runs a shell command and adds its output to your next message.")
+              "completes paths, commands and their options); !cmd runs a shell command and adds its output to your next message.")
     _prose(c, COMPACTION_LINE)
     c.print("Enter sends; Esc then Enter (or Alt-Enter), or a line ending in \\, starts a new line. Esc or Ctrl-C "
             "interrupts a running turn; exit or quit alone, Ctrl-C twice at an empty prompt, or Ctrl-D, exits (Ctrl-D during a "
