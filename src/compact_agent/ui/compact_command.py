@@ -4,7 +4,8 @@
     /compact --resume-auto
 
 Words that are not options are instructions for the summary; an unknown `--option` is an error
-(a mistyped flag must not reach the model as an instruction). `--preview` shows the summary (or
+(a mistyped flag must not reach the model as an instruction), and so is a short one (`-p`, meant
+as `--preview`: it compacted at once, `-p` its instructions). `--preview` shows the summary (or
 the record of the steps) and what else the compaction would keep, and asks before the session is
 rewritten. A compaction that would not shrink the context says what it would have kept, a
 PreCompact hook that blocks it says so with the hook's reason, and an empty conversation says there
@@ -69,7 +70,7 @@ def parse(args: str) -> tuple[str, int | None, str | None, bool] | str:
             preview = True
         elif w == RESUME:
             return f"{RESUME} goes alone: /compact {RESUME} resumes automatic compaction and compacts nothing"
-        elif w.startswith("--"):
+        elif w.startswith("--") or (w[:1] == "-" and w[1:2].isalpha()):  # `-p`: a flag mistyped, not words
             return f"unknown option {w} for /compact; {USAGE.removeprefix('usage: ')}"
         else:
             rest.append(w)
