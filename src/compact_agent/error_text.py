@@ -235,7 +235,9 @@ def _describe_error(e: BaseException, retry_hint: str | None = None, kept_hint: 
         go_on = retry_hint if retry_hint is not None else "; the work so far is saved, send a message to go on"
         return max_turns_message(e, go_on) or first_line(e)
     if isinstance(e, FileExistsError) and e.filename:  # mkdir where a file is: what to do about it
-        return f"{e.filename} is a file where compact-agent needs a folder; move it away or remove it"
+        from .session.files import in_the_way
+
+        return in_the_way(e.filename)
     if isinstance(e, NotADirectoryError) and e.filename:
         return f"cannot use {e.filename}: part of that path is not a folder"
     if isinstance(e, OSError) and e.strerror and e.filename:  # "No such file or directory: /proc/1/projects"

@@ -30,6 +30,17 @@ class SessionLocked(SessionError):
     """Another process holds the session's lock."""
 
 
+def in_the_way(path: object) -> str:
+    """What to say of a file where a folder must be (a session's, the project's sessions folder)."""
+    return f"{path} is a file where compact-agent needs a folder; move it away or remove it"
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file on the way to `folder` that keeps it from being made (`folder` or a parent of it
+    that is no folder), or None."""
+    return next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+
+
 class SessionWriteError(SessionError, OSError):
     """A session, archive or side file could not be written (disk full, permission denied).
 

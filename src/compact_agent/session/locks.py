@@ -19,7 +19,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from .files import SessionError, SessionLocked, ensure_private_dir
+from .files import SessionError, SessionLocked, ensure_private_dir, file_in_the_way, in_the_way
 
 #: The lock file in a session's folder (`take`, SessionStore.lock).
 LOCK_FILE = "lock"
@@ -120,7 +120,9 @@ def hold(folder: Path, session_id: str, root: Path) -> int | None:
         try:
             ensure_private_dir(folder)
             fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as e:
+        except OSError as e:  # a file where the session's folder goes (or the project's): what to do about it
+            if (blocking := file_in_the_way(folder)) is not None:
+                raise SessionError(in_the_way(blocking)) from None
             raise SessionError(f"cannot open session {session_id} in {root}: {e.strerror or e}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
