@@ -188,13 +188,7 @@ def heal_file(path: Path, side_dir: Path) -> Path | None:
     try:
         fd = os.open(path, os.O_RDWR)
     except OSError:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            refuse_if_not_a_session(path, fd)
-            torn = torn_tail(fd)
-        finally:
-            os.close(fd)
-        if torn is not None:
+        if _torn_in(path) is not None:
             raise
         return None
     try:
@@ -212,13 +206,18 @@ def keep_torn_tail(path: Path, side_dir: Path) -> Path | None:
     NotASessionFile: a file that is no session is not replaced either."""
     if not path.exists():
         return None
+    torn = _torn_in(path)
+    return set_aside(side_dir, torn[1]) if torn is not None else None
+
+
+def _torn_in(path: Path) -> tuple[int, bytes] | None:
+    """`torn_tail` of the session file at `path`, read without writing to it; NotASessionFile."""
     fd = os.open(path, os.O_RDONLY)
     try:
         refuse_if_not_a_session(path, fd)
-        torn = torn_tail(fd)
+        return torn_tail(fd)
     finally:
         os.close(fd)
-    return set_aside(side_dir, torn[1]) if torn is not None else None
 
 
 def append(path: Path, data: bytes | Callable[[str | None], bytes], side_dir: Path) -> Path | None:
