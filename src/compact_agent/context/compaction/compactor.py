@@ -85,9 +85,9 @@ class Compactor(Keeper):
         given the size of the compaction message the history starts with and of what any new one
         would carry of it again (the user's messages and the ledger), whether to keep that message
         as it is (a cache hit) and append the record of what came after it, rather than fold
-        everything into one new message. `record_cap` (the summary's expected size): a record that
-        does not pay whole, or lands over `ceiling` (provider tokens, overhead included), is cut to its
-        newest steps within it first (`record_cut.py`); other cheap forms over it are made again without them.
+        everything into one new message. `ceiling` (provider tokens, overhead included): a result
+        of those cheap forms over it is made again without them; a record, first cut to its newest
+        steps within `record_cap` tokens (the summary's expected size, `record_cut.py`), if given.
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room. `record_fallback`: where a summary the
@@ -142,7 +142,7 @@ class Compactor(Keeper):
                     messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
                     keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                    short_of=short_of, shorten=shorten, record_cap=record_cap if shorten is record_cut.whole else None)
+                    short_of=short_of, shorten=shorten)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
                 # (the largest request that leaves room for the answer): then without them.
                 if ceiling is None or result.tokens_after <= ceiling:
@@ -166,19 +166,20 @@ class Compactor(Keeper):
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None,
                             short_of: Callable[[CompactionResult], int] | None = None,
-                            shorten: Callable[[str | None], str | None] = record_cut.whole,
-                            record_cap: int | None = None) -> CompactionResult:
+                            shorten: Callable[[str | None], str | None] = record_cut.whole) -> CompactionResult:
         plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
         # A summary request is the request last sent (`summary_input`, which covered `messages[:keep_from]`):
-        # what came after it is kept verbatim, the summary cannot say it. A record, written without a request,
-        # covers what the plan says, as the schedule priced it. Cut where the summary's is, a record kept
-        # what the newest answer said whole (a 3,750-token answer in an 8K window): 14 tokens of 5,591 freed.
+        # what came after it is kept verbatim, the summary cannot say it. A record is written without a
+        # request: it covers what the plan says, as the schedule priced it. Cut where the summary's is,
+        # a record kept what the newest answer said whole (a 3,750-token answer in an 8K window) and the
+        # compaction freed 14 tokens of 5,591.
         cut = plan.cut
         asked_cut = cut if keep_from is None else min(cut, rounds.adjust_cut_backward(messages, keep_from))
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])
-                # A plan (or other context put back) changed since: kept, it would carry the old copy too.
+                # A plan (or other context put back) changed since: kept, the message would carry the
+                # old copy on every request beside the new one.
                 and not restore.outdated_in(self.restorer.attachments(), messages[:1])):
             # A record re-lists the records of the compaction message it starts with (summary.record_of):
             # kept instead, that message stays a cache hit and the record covers only what came
@@ -198,9 +199,8 @@ class Compactor(Keeper):
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
-            record = record_cut.paying(shorten(plan.record if keep == 0 else summary.record_of(head)), prefer_record,
-                                       record_cap, lambda text: self.scaled(tokens.text_tokens(text)))
-            if record is not None:  # whole, or its newest steps within a summary's size: no summary bought
+            record = shorten(plan.record if keep == 0 else summary.record_of(head))
+            if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
                 text, strategy = record, "record"
         if text is None and asked_cut != cut:
             cut = asked_cut
