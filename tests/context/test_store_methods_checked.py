@@ -42,7 +42,7 @@ class RewriteWithoutBoundary(Store):
 
 class AppendOfNothing(Store):
     def append(self) -> None:  # type: ignore[override]
-        pass
+        """Takes no messages to append: refused where the manager is made, never called."""
 
 
 class ArchiveOfMessages(Store):
@@ -77,7 +77,7 @@ class Lenient(Store):
         return None
 
     def rewrite(self, *args: Any, **kwargs: Any) -> None:
-        pass
+        self.messages = list(kwargs.get("messages", args[-1] if args else []))
 
 
 @pytest.mark.parametrize("store", [Store(), Lenient(), InMemoryStore()], ids=["plain", "lenient", "in-memory"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from compact_agent.session.entries import Loaded
 from compact_agent.session.store import SessionStore
 
 TORN = b'{"v": 1, "id": "torn1", "kind": "message", "message": {"parts": [{"content": "remember PELICAN'
@@ -52,29 +53,28 @@ def a_session(root: Path, tail: bytes = b"") -> SessionStore:
     return s
 
 
-def test_a_read_only_session_that_ends_whole_loads_without_a_warning(tmp_path: Path, read_only: list[Path]) -> None:
-    path = a_session(tmp_path).path
-    made_read_only(read_only, path)
-    s = SessionStore(tmp_path, "s1")
+def loaded_read_only(root: Path, paths: list[Path], tail: bytes = b"") -> tuple[Path, bytes, Loaded]:
+    """A session ending in `tail`, made read-only, then loaded under its lock: its path, its bytes
+    before the load, and what the load gave."""
+    path = a_session(root, tail).path
+    made_read_only(paths, path)
+    before = path.read_bytes()
+    s = SessionStore(root, "s1")
     s.lock()
     try:
-        loaded = s.load()
+        return path, before, s.load()
     finally:
         s.unlock()
+
+
+def test_a_read_only_session_that_ends_whole_loads_without_a_warning(tmp_path: Path, read_only: list[Path]) -> None:
+    _, _, loaded = loaded_read_only(tmp_path, read_only)
     assert len(loaded.messages) == 2
     assert loaded.warnings == []
 
 
 def test_a_read_only_session_with_a_torn_line_says_so_and_keeps_it(tmp_path: Path, read_only: list[Path]) -> None:
-    path = a_session(tmp_path, TORN).path
-    made_read_only(read_only, path)
-    before = path.read_bytes()
-    s = SessionStore(tmp_path, "s1")
-    s.lock()
-    try:
-        loaded = s.load()
-    finally:
-        s.unlock()
+    path, before, loaded = loaded_read_only(tmp_path, read_only, TORN)
     assert len(loaded.messages) == 2
     assert any(w.startswith("could not set a torn last line aside (Permission denied)") for w in loaded.warnings), \
         loaded.warnings

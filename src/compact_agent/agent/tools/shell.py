@@ -33,7 +33,7 @@ from ..safety.checked_open import workdir_gone
 from ..safety.names import lone_surrogate
 from .base import MAX_BASH_TIMEOUT_S, Killed, NotRun, ToolEnv, ToolFailure
 from .screen import Screen
-from .shell_groups import kill_group, reaped, running, started, waiting_for_keys
+from .shell_groups import exit_code, kill_group, reaped, running, started, waiting_for_keys
 from .text_encoding import decode_output
 
 log = logging.getLogger(__name__)
@@ -182,14 +182,6 @@ async def _pump(stream: asyncio.StreamReader, sink: _Capped) -> None:
         sink.add(chunk)
 
 
-async def _exit_code(proc: asyncio.subprocess.Process) -> int:
-    # Process.wait() also waits for the pipe to close, which a background job (`cmd &`) may hold
-    # open for ever; the return code alone tells when bash itself is done.
-    while proc.returncode is None:
-        await asyncio.sleep(0.02)
-    return proc.returncode
-
-
 #: Set by the agent around one tool call (agent/run/ended_calls.py): the command is marked in it once
 #: it may run, past its approval. A call stopped before that (Ctrl-C at the approval question) never
 #: ran its command, and its result can say so, where it said the command was killed if it had started.
@@ -312,7 +304,7 @@ async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
             if waiting is not None:  # SIGTERM first: vim then removes its swap file
                 kill_group(proc.pid, signal.SIGTERM)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(_exit_code(proc), 1)
+                    await asyncio.wait_for(exit_code(proc), 1)
                 kill_group(proc.pid)
                 killed = "keys"
                 notes.append(ASKED.format(what=f"{waiting} was waiting for keys from a terminal and was stopped"))
@@ -325,7 +317,7 @@ async def _outcome(proc: asyncio.subprocess.Process, limit: float, cap: int
                 "[killed background processes still attached to the output; redirect a job's output to keep it running]"
             )
             done, _ = await asyncio.wait({reader}, timeout=2)
-        code = await asyncio.wait_for(_exit_code(proc), 5)
+        code = await asyncio.wait_for(exit_code(proc), 5)
     except BaseException as stop:  # cancelled (user interrupt) or stuck: leave nothing running behind us
         kill_group(proc.pid)
         reader.cancel()

@@ -77,18 +77,24 @@ async def started(start: Coroutine[Any, Any, Process]) -> Process:
         raise
 
 
-async def reaped(proc: Process, limit: float = 2.0) -> None:
-    """Wait, cancelled or not, up to `limit` seconds for the exit of `proc`, killed as its call was
-    stopped, to be seen. A stopped `-p` run closes its event loop next, and asyncio's child watcher,
-    finding the exit after that, wrote "Loop ... that handles pid ... is closed" to the user's stderr.
-    The return code alone is awaited: a job the command started may hold its pipes open."""
+async def exit_code(proc: Process) -> int:
+    """`proc`'s return code once it has ended. Process.wait() also waits for its pipes to close, which
+    a background job (`cmd &`) may hold open for ever; the return code alone tells when bash is done."""
     import asyncio
 
-    async def exited() -> None:
-        while proc.returncode is None:
-            await asyncio.sleep(0.02)
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+    return proc.returncode
 
-    seen = asyncio.ensure_future(asyncio.wait_for(exited(), limit))
+
+async def reaped(proc: Process, limit: float = 2.0) -> None:
+    """Wait, cancelled or not, up to `limit` seconds for the exit of `proc`, killed as its call was
+    stopped, to be seen (`exit_code`). A stopped `-p` run closes its event loop next, and asyncio's
+    child watcher, finding the exit after that, wrote "Loop ... that handles pid ... is closed" to the
+    user's stderr."""
+    import asyncio
+
+    seen = asyncio.ensure_future(asyncio.wait_for(exit_code(proc), limit))
     while not seen.done():  # SIGKILL: a few milliseconds; cancelled again meanwhile, it still waits
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait({seen})
