@@ -165,3 +165,33 @@ async def test_a_window_the_system_prompt_nearly_fills_buys_no_summary_that_woul
     assert sum(c.summary.startswith(LEFT_OUT) for c in made) >= 1
     assert run.over_window == 0
     assert all(r.users == 1.0 and r.last_request for r in run.retention)
+
+
+async def test_a_record_too_long_to_pay_whole_gives_its_newest_steps_before_a_summary_is_bought() -> None:
+    """The schedule refuses the whole record (too long to hold) and would take one of a summary's size:
+    the record's newest steps within that size are kept, no model called. A summary was bought."""
+    calls: list[str] = []
+
+    async def model(messages, prompt):
+        calls.append(prompt)
+        return "<summary>Read every module.</summary>"
+
+    msgs, asked = steps(30), []
+
+    def prefer(size: int) -> bool:  # as Schedule.record_pays: a record no larger than a summary pays
+        asked.append(size)
+        return size <= 300
+
+    made = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+        list(msgs), summarize=model, archive=lambda: None, prefer_record=prefer, paying_cap=300)
+    assert made.strategy == "record" and not calls
+    assert len(asked) == 2 and asked[0] > 300 >= asked[1]  # the whole record, then its newest steps
+    assert made.summary.startswith(LEFT_OUT) and "src/m27.py" in made.summary and "src/m0.py" not in made.summary
+    assert "fix every module" in str(made.messages[0])  # the user's words, verbatim beside the record
+    # Without a cap (no summary measured yet: the caller gives none), or where not even the newest steps pay: the summary.
+    for cap, takes in ((None, 300), (300, 10)):
+        calls.clear()
+        plain = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+            list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size, takes=takes: size <= takes,
+            paying_cap=cap)
+        assert plain.strategy == "full" and len(calls) == 1

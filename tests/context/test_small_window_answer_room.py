@@ -35,6 +35,7 @@ def test_before_any_summary_a_4k_window_keeps_the_room_for_the_answer():
     # A summary at the hard limit is asked for what the reserve leaves beside its instruction:
     # 1,024 - 700 = 324 tokens, not the 2,000 the prior expects.
     assert schedule.summary_tokens == 2_000 and schedule.summary_size(cm.limits) == 324
+    assert schedule.measured_summary_size(cm.limits) is None  # the prior: no record is cut to it (record_cut.paying)
     # 2 x 324 = 648 < 4,096 - 1,024 - 81 = 2,991: the reserve is kept (with the prior: 4,000 >= 2,991,
     # and the limit was 4,096 - 81 = 4,015, leaving answers of 490 tokens 235).
     assert schedule.hard_limit(cm) == 2_991
@@ -46,6 +47,7 @@ def test_before_any_summary_a_4k_window_keeps_the_room_for_the_answer():
     schedule.after_compaction(SimpleNamespace(summary="s", strategy="full", event=Event("compact", "full")), 150,
                               kept=600)
     assert schedule.summary_size(cm.limits) == 150 and schedule.hard_limit(cm) == 2_991
+    assert schedule.measured_summary_size(cm.limits) == 150
 
 
 def test_records_a_small_window_keeps_count_only_beyond_the_summary_it_leaves_room_for():

@@ -134,6 +134,7 @@ class CompactingState(ManagerState):
                         prefer_incremental=prefer_incremental if priced else None,
                         ceiling=self.schedule.hard_limit(self) if priced else None,
                         record_cap=self.schedule.summary_size(self.limits) if priced else None,
+                        paying_cap=self.schedule.measured_summary_size(self.limits) if priced else None,
                         record_fallback=priced and records, vet=vet,
                         short_of=None if priced else lambda made: LEAST_FREED - before + self.sent_as_vetted(
                             messages, made))  # a /compact's summary frees at least that, with a shorter tail

@@ -73,7 +73,7 @@ class Compactor(Keeper):
                       prefer_record: Callable[[int], bool] | None = None,
                       prefer_incremental: Callable[[int, int], bool] | None = None,
                       ceiling: int | None = None, record_fallback: bool = False, record_cap: int | None = None,
-                      short_of: Callable[[CompactionResult], int] | None = None,
+                      paying_cap: int | None = None, short_of: Callable[[CompactionResult], int] | None = None,
                       vet: Callable[[CompactionResult], None] | None = None) -> CompactionResult:
         """Full compaction: summarise everything before a short verbatim tail.
 
@@ -85,9 +85,9 @@ class Compactor(Keeper):
         given the size of the compaction message the history starts with and of what any new one
         would carry of it again (the user's messages and the ledger), whether to keep that message
         as it is (a cache hit) and append the record of what came after it, rather than fold
-        everything into one new message. `ceiling` (provider tokens, overhead included): a result
-        of those cheap forms over it is made again without them; a record, first cut to its newest
-        steps within `record_cap` tokens (the summary's expected size, `record_cut.py`), if given.
+        everything into one new message. A record over `ceiling` (provider tokens, overhead included) is cut
+        to its newest steps within `record_cap` (`record_cut.py`), other cheap forms over it made again without
+        them; one that does not pay whole is priced again cut within `paying_cap` (the size summaries have had).
 
         `level` > 0 is the thrash guard's escalation: a smaller kept tail and fewer restored files,
         because the last compaction did not buy enough room. `record_fallback`: where a summary the
@@ -108,7 +108,7 @@ class Compactor(Keeper):
                                          tokens_before=tokens_before, overhead=overhead,
                                          level=level, summary_input=summary_input, keep_from=keep_from,
                                          prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                                         ceiling=ceiling, record_cap=record_cap, short_of=short_of)
+                                         ceiling=ceiling, record_cap=record_cap, paying_cap=paying_cap, short_of=short_of)
         except NotSmaller as refused:
             if not (record_fallback and asked) or instructions:
                 raise
@@ -127,7 +127,7 @@ class Compactor(Keeper):
                        summary_input: list[ModelMessage] | None = None, keep_from: int | None = None,
                        prefer_record: Callable[[int], bool] | None = None,
                        prefer_incremental: Callable[[int, int], bool] | None = None,
-                       ceiling: int | None = None, record_cap: int | None = None,
+                       ceiling: int | None = None, record_cap: int | None = None, paying_cap: int | None = None,
                        short_of: Callable[[CompactionResult], int] | None = None) -> CompactionResult:
         watch = Stopwatch()
         if not messages:
@@ -142,7 +142,7 @@ class Compactor(Keeper):
                     messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
                     keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                    short_of=short_of, shorten=shorten)
+                    short_of=short_of, shorten=shorten, paying_cap=paying_cap if shorten is record_cut.whole else None)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
                 # (the largest request that leaves room for the answer): then without them.
                 if ceiling is None or result.tokens_after <= ceiling:
@@ -166,20 +166,19 @@ class Compactor(Keeper):
                             keep_from: int | None, prefer_record: Callable[[int], bool] | None,
                             prefer_incremental: Callable[[int, int], bool] | None,
                             short_of: Callable[[CompactionResult], int] | None = None,
-                            shorten: Callable[[str | None], str | None] = record_cut.whole) -> CompactionResult:
+                            shorten: Callable[[str | None], str | None] = record_cut.whole,
+                            paying_cap: int | None = None) -> CompactionResult:
         plan = self.preview(messages, overhead)  # what the schedule priced, when it still holds (keep.py)
         # A summary request is the request last sent (`summary_input`, which covered `messages[:keep_from]`):
-        # what came after it is kept verbatim, the summary cannot say it. A record is written without a
-        # request: it covers what the plan says, as the schedule priced it. Cut where the summary's is,
-        # a record kept what the newest answer said whole (a 3,750-token answer in an 8K window) and the
-        # compaction freed 14 tokens of 5,591.
+        # what came after it is kept verbatim, the summary cannot say it. A record, written without a request,
+        # covers what the plan says, as the schedule priced it. Cut where the summary's is, a record kept
+        # what the newest answer said whole (a 3,750-token answer in an 8K window): 14 tokens of 5,591 freed.
         cut = plan.cut
         asked_cut = cut if keep_from is None else min(cut, rounds.adjust_cut_backward(messages, keep_from))
         keep = 0
         if (prefer_incremental is not None and not instructions and cut > 1
                 and is_compaction_message(messages[0])
-                # A plan (or other context put back) changed since: kept, the message would carry the
-                # old copy on every request beside the new one.
+                # A plan (or other context put back) changed since: kept, it would carry the old copy too.
                 and not restore.outdated_in(self.restorer.attachments(), messages[:1])):
             # A record re-lists the records of the compaction message it starts with (summary.record_of):
             # kept instead, that message stays a cache hit and the record covers only what came
@@ -199,8 +198,9 @@ class Compactor(Keeper):
         head, tail = messages[keep:cut], messages[cut:]
         text, strategy, dropped = None, "full", 0
         if prefer_record is not None and not instructions:
-            record = shorten(plan.record if keep == 0 else summary.record_of(head))
-            if record is not None and prefer_record(self.scaled(tokens.text_tokens(record))):
+            record = record_cut.paying(shorten(plan.record if keep == 0 else summary.record_of(head)), prefer_record,
+                                       paying_cap, lambda text: self.scaled(tokens.text_tokens(text)))
+            if record is not None:  # whole, or its newest steps within a summary's size: no summary bought
                 text, strategy = record, "record"
         if text is None and asked_cut != cut:
             cut = asked_cut

@@ -113,6 +113,13 @@ class ScheduleState:
         record written without a model may never be."""
         return max(0, min(self.summary_tokens, limits.output_reserve - SUMMARY_INSTRUCTION_TOKENS))
 
+    def measured_summary_size(self, limits: Limits) -> int | None:
+        """`summary_size` once this session has written a summary, else None. What a record that does not
+        pay whole is cut to before a summary is bought (`record_cut.paying`): cut to the 2,000-token prior
+        in a 4,096-token window, where the summaries written were far shorter, the record freed too little
+        and a script of continued runs compacted twice a run from the sixth."""
+        return self.summary_size(limits) if self.full_summaries else None
+
     def summary_alone(self, limits: Limits, fixed: int) -> int | None:
         """The size a summary is expected to have where the output reserve holds none beside its
         instruction (`summary_size` 0: a window under 2,800 tokens, or a model that writes less than
