@@ -61,3 +61,21 @@ def test_past_that_each_users_message_keeps_its_head_and_the_files_their_paths()
     assert len(text) < len(summary.user_item(USERS[2]))  # the long paste cut
     assert "src/parser.py" in text and "tests/test_parser.py" in text
     assert shrunk[0].metadata == _view(400)[0].metadata  # the saved history keeps every word
+
+
+def test_a_compaction_message_alone_in_the_request_gives_way_too() -> None:
+    """A record that covered every step leaves the compaction message alone in the request, the
+    newest ask joined to it: a system prompt that nearly fills the window left it over the window,
+    sent as it was (a replayed Codex rollout at 32K sent 16 such requests), where the same message
+    with a step after it gave way to its floors."""
+    first = summary.summary_message(RECORD, None, list(reversed(USERS)), "record", FILES)
+    lone = [ModelRequest(parts=[*first.parts, UserPromptPart("now run the parser tests")], metadata=first.metadata)]
+    cm = ContextManager(window=8_000)
+    cm.overhead = 5_000
+    before = cm.measure(lone)
+    shrunk, after = shrink_to_fit(cm, list(lone), before)
+    assert before > 8_000 - 8_000 // 50 >= after
+    text = _first_text(shrunk)
+    assert "step 0: read module_0.py" not in text and summary.RECORD_LEFT_OUT in text
+    assert all(summary.user_item(u) in text for u in USERS) and "now run the parser tests" in text
+    assert "- src/parser.py (edited)" in text

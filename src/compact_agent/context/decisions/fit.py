@@ -159,7 +159,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     later_ask = any(isinstance(p, UserPromptPart) and not is_tool_content(p) for m in view[1:]
                     if isinstance(m, ModelRequest) for p in m.parts) or (first is not None and view[0] is not first)
     head = view[0] if view else None
-    if after > limit and isinstance(head, ModelRequest) and len(view) > 1:
+    if after > limit and isinstance(head, ModelRequest) and (len(view) > 1 or summary.written_by_compaction(head)):
         for shorten in (_without_records, _heads, *((_left_out,) if later_ask else ())):
             head, changed = shorten(head)
             view[0] = head
