@@ -113,7 +113,7 @@ def test_a_capitalised_command_is_suggested_in_print_mode_and_init_prints_its_pa
     deep = cli.cwd / ("a-directory-name-long-enough-to-wrap-" * 3) / "and-deeper"
     deep.mkdir(parents=True)
     with FakeOpenAIServer(writes_agents_md) as server:
-        upper = cli("-p", "/CONTEXT", *fake(server))
+        upper = cli("-p", "/CONTEXTT", *fake(server))  # a typo in capitals (`/CONTEXT` is /context)
         init = cli("-p", "/init", *fake(server), "--yes", "--cwd", str(deep))
     assert upper.code == 2 and "did you mean /context?" in upper.stderr, upper.stderr
     assert init.code == 0 and f"wrote {deep / 'AGENTS.md'};" in init.stdout, init.stdout

@@ -225,13 +225,13 @@ async def test_expand_after_a_compaction_says_so_also_in_a_resumed_session(tmp_p
             fresh.close()
 
 
-async def test_a_capitalised_command_is_suggested_and_memory_refuses_a_number_without_files(tmp_path):
-    """`/CONTEXT` got no "did you mean /context"; `/memory x` with no instruction file loaded was
-    taken as `/memory`."""
+async def test_a_capitalised_typo_is_suggested_and_memory_refuses_a_number_without_files(tmp_path):
+    """`/CONTEXTT` got no "did you mean /context" (`/CONTEXT` is /context: test_command_names_any_case.py);
+    `/memory x` with no instruction file loaded was taken as `/memory`."""
     with FakeOpenAIServer(answer) as server:
         s = session(tmp_path, server)
         try:
-            assert await show(s, "/CONTEXT") == "unknown command /CONTEXT (did you mean /context?); /help lists them"
+            assert await show(s, "/CONTEXTT") == "unknown command /CONTEXTT (did you mean /context?); /help lists them"
             assert not s.instructions_paths
             assert (await show(s, "/memory 1")).startswith("no instruction file 1: none is loaded")
             assert (await show(s, "/memory")).startswith("no instruction files loaded")

@@ -63,6 +63,13 @@ def command(name: str, help: str, *, takes_args: bool = True) -> Callable[[Handl
     return deco
 
 
+def built_in(name: str) -> Command | None:
+    """The built-in command `name` names, in any case (`/Compact`, `/HELP` and `/Q` are /compact,
+    /help and /exit: typed with a capital, a command was refused as unknown), or None."""
+    key = name.lower()
+    return COMMANDS.get(key) or (COMMANDS.get("exit") if key in EXIT_ALIASES else None)
+
+
 class CommandError(Exception):
     """A command refused what it was asked, in one line: arguments it does not understand, a
     number that names nothing. The REPL shows the line; print mode writes it to stderr and exits
@@ -107,8 +114,8 @@ def close_command(name: str, cutoff: float = 0.6, aliases: tuple[str, ...] = ("q
     project's command names (`custom_commands`)."""
     import difflib
 
-    if name in OTHER_NAMES:
-        return OTHER_NAMES[name]
+    if name.lower() in OTHER_NAMES:  # `/Sessions` too
+        return OTHER_NAMES[name.lower()]
     close = difflib.get_close_matches(name, [*COMMANDS, *aliases, *custom], n=1, cutoff=cutoff)
     return close[0] if close else None
 
@@ -119,15 +126,15 @@ def current_repl() -> RunningRepl | None:
 
 
 def built_in_names(cwd: Path, folders: Iterable[str]) -> list[Path]:
-    """The project's command files (in `folders`) named as a built-in command is (`plan.md`,
-    `q.md`): never run, since the built-in answers its name, and /help says so."""
+    """The project's command files (in `folders`) named as a built-in command is, in any case
+    (`plan.md`, `q.md`, `Plan.md`): never run, since the built-in answers its name, and /help says so."""
     out: list[Path] = []
     for folder in folders:
         try:
             files = sorted((cwd / folder).glob("*.md"))
         except OSError:
             continue
-        out += [f for f in files if (f.stem in COMMANDS or f.stem in EXIT_ALIASES) and f.is_file()]
+        out += [f for f in files if built_in(f.stem) is not None and f.is_file()]
     return out
 
 

@@ -21,10 +21,9 @@ from ..words import plural
 from . import render
 from .approval import nothing
 from .command_registry import (
-    COMMANDS,
-    EXIT_ALIASES,
     CommandError,
     ExitRepl,
+    built_in,
     close_command,
     command,
     current_repl,
@@ -364,7 +363,7 @@ async def run_command(s: AgentSession, line: str, c: Console) -> None:
     # the name ends at any white space: a paste of '/status' and '/context' on two lines was
     # 'unknown command /status\n/context (did you mean /context?)'
     name, args = (line[1:].split(maxsplit=1) + ["", ""])[:2]
-    cmd = COMMANDS.get(name) or (COMMANDS.get("exit") if name in EXIT_ALIASES else None)
+    cmd = built_in(name)  # in any case: `/Compact` is /compact; the arguments keep theirs
     if cmd is None and (custom := custom_command(s.cwd, name)) is not None:
         await run_custom(s, custom, args.strip(), c)
         return

@@ -18,7 +18,7 @@ from ..agent.run.mention_syntax import comparable
 from ..agent.run.runner import AgentSession
 from . import render
 from .command_arguments import PLACEHOLDER, fill
-from .command_registry import COMMANDS, EXIT_ALIASES, CommandError, current_repl
+from .command_registry import CommandError, built_in, current_repl
 
 CUSTOM_DIRS = COMMAND_DIRS  # what a write there is told as (agent/safety/permissions.py) follows them too
 
@@ -29,7 +29,7 @@ def _candidates(cwd: Path) -> dict[str, list[Path]]:
         for path, depth in command_files(cwd / folder):
             relative = path.relative_to(cwd / folder)
             name = command_name(relative)
-            if not name or name in COMMANDS or name in EXIT_ALIASES:
+            if not name or built_in(name) is not None:  # `Plan.md` too: /Plan is /plan (command_registry.built_in)
                 continue
             spaced = any(ch.isspace() for ch in str(relative))
             named.setdefault(name, []).append(((index, spaced, depth, str(relative)), path))
@@ -100,8 +100,15 @@ def _kind(path: Path) -> str:
 
 
 def custom_command(cwd: Path, name: str) -> Path | None:
-    """The file of the custom command `/name` (typed composed or not), or None."""
-    return custom_commands(cwd).get(comparable(name)) if name and "/" not in name else None
+    """The file of the custom command `/name` (typed composed or not), or None. Typed in another case
+    (`/REVIEW`), the one command of that name in any case (as built-in names are matched); of two
+    (`Deploy.md` and `deploy.md`) the one spelled as typed only."""
+    if not name or "/" in name:
+        return None
+    found = custom_commands(cwd)
+    typed = comparable(name)
+    alike = [path for known, path in found.items() if known.casefold() == typed.casefold()]
+    return found.get(typed) or (alike[0] if len(alike) == 1 else None)
 
 
 #: More than a prompt: a command's file longer than this is refused (the instruction files' cap).

@@ -71,7 +71,7 @@ def _table(s: AgentSession, width: int, leave_out: Container[str] = (), words: M
         where = f"custom: {path.relative_to(s.cwd)}"
         rows.append((f"/{name}", Text(f"{about} ({where})" if about else where)))
     for path in built_in_names(s.cwd, CUSTOM_DIRS):  # a Claude Code project's plan.md: never run, unsaid
-        rows.append(("", Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem} is a built-in command "
+        rows.append(("", Text(f"{path.relative_to(s.cwd)} is not run: /{path.stem.lower()} is a built-in command "
                               "(rename the file to use it)", style="yellow")))
     if width < BESIDE_FROM:
         under = Table.grid()

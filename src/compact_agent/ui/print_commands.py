@@ -20,18 +20,22 @@ if TYPE_CHECKING:
 
 
 def command_name(prompt: str) -> str:
-    """The word after a leading slash (`/compact now` -> "compact"; "" for a prompt without one)."""
+    """The word after a leading slash (`/compact now` -> "compact"; "" for a prompt without one); a
+    built-in command's in its own case (`/Compact now` -> "compact": command_registry.built_in)."""
+    from . import commands  # noqa: F401  (importing it registers every command)
+    from .command_registry import built_in
+
     words = prompt.strip().split(None, 1)
-    return words[0][1:] if words and words[0].startswith("/") else ""
+    typed = words[0][1:] if words and words[0].startswith("/") else ""
+    return typed.lower() if built_in(typed) is not None else typed
 
 
 def slash_command(prompt: str) -> str | None:
     """`-p "/compact"` runs the command as the REPL would (a known command only): its line."""
-    from . import commands  # noqa: F401  (importing it registers every command)
-    from .command_registry import COMMANDS
+    from .command_registry import built_in
 
-    name = command_name(prompt)
-    return prompt.strip().split("\n", 1)[0] if name in COMMANDS or name in EXIT_ALIASES else None
+    name = command_name(prompt)  # registers every command
+    return prompt.strip().split("\n", 1)[0] if built_in(name) is not None else None
 
 
 def custom(cwd: Path, typed: str) -> tuple[Path, str, str] | None:
@@ -94,7 +98,7 @@ async def run(s: AgentSession, line: str, c: Console) -> None:
     from .commands import run_command
     from .help_command import print_help
 
-    if line.strip() == "/help":
+    if line.strip().lower() == "/help":  # `/HELP` too
         print_help(s, c)
         return
     await run_command(s, line, c)

@@ -77,9 +77,10 @@ class ReplCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
-            typed = comparable(text[1:])  # composed, as the names are (custom_commands)
+            # composed, as the names are (custom_commands), and in any case: `/Com` + Tab is /compact
+            typed = comparable(text[1:]).casefold()
             for name in self.commands:
-                if comparable(name).startswith(typed):
+                if comparable(name).casefold().startswith(typed):
                     yield Completion("/" + name, start_position=-len(text))
             return
         if self.arguments is not None and (arg := re.fullmatch(r"/(\S+)[ \t]+(\S*)", text)) is not None:

@@ -36,7 +36,8 @@ def option_typed(text: str) -> tuple[str, str] | None:
 
 def options(command: str, typed: str) -> list[tuple[str, str]]:
     """The options of `command` that begin with `typed` (not the one typed whole), each with its note."""
-    return [(name, note) for name, note in OPTIONS.get(command, ()) if name.startswith(typed) and name != typed]
+    return [(name, note) for name, note in OPTIONS.get(command.lower(), ())  # `/Compact --pre` too
+            if name.startswith(typed) and name != typed]
 
 
 def command_arguments(root: Path, session_id: Callable[[], str | None] = lambda: None) -> Arguments:
@@ -44,6 +45,7 @@ def command_arguments(root: Path, session_id: Callable[[], str | None] = lambda:
     newest first, each with its first prompt) and after `/model ` (the known models, each with its
     provider and window)."""
     def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
+        command = command.lower()  # `/Resume 2026` + Tab too; what is typed after it keeps its case
         if command == "resume":
             return _session_ids(root, typed, session_id())
         if command == "model" and not typed.startswith("-"):

@@ -48,7 +48,7 @@ def not_words(shown: str) -> str | None:
     if not shown.startswith("/") or not is_command(shown):
         return None
     name = (shown.split() or ["/"])[0]
-    if name[1:] in ("exit", *EXIT_ALIASES):
+    if name[1:].lower() in ("exit", *EXIT_ALIASES):  # `/Exit` too, as at the prompt
         if shown.strip() == name:
             raise LeaveAsked(name)
         return f"{name} takes no arguments; alone, it leaves now"  # as at the prompt, which refuses them
