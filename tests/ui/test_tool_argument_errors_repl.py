@@ -60,6 +60,6 @@ async def test_expand_and_history_show_the_same_words(tmp_path) -> None:
         expanded
     )
     assert (
-        "tool result  read_file: error: read_file: `path` is missing\n" in expanded
+        "tool result  read_file: error: `path` is missing\n" in expanded  # the name once
         and '{"error"' not in run.out
     )

@@ -290,14 +290,17 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
     earlier: list[str] = []  # the program's reads (an @file, a file restored) stay under your message
     for k, p in enumerate(m.parts):
         into = earlier if k < you_at and not (isinstance(p, ToolReturnPart) and _read_by_us(p)) else results
-        if isinstance(p, ToolReturnPart) and p.outcome == "retried":  # sent back for its arguments
-            into.append(f"{p.tool_name}: error: {'; '.join(shown_result(p)[1].splitlines())}")
-        elif isinstance(p, ToolReturnPart) and (told := _told(p)) is not None:  # the user's answer, as live
-            into.append(f"{p.tool_name}: declined; the model is told: {told}")
-        elif isinstance(p, ToolReturnPart):
-            into.append(f"{p.tool_name}: {result_summary(p.tool_name, p.model_response_str(), False)}")
+        if isinstance(p, ToolReturnPart) and p.outcome != "retried" and (told := _told(p)) is not None:
+            into.append(f"{p.tool_name}: declined; the model is told: {told}")  # the user's answer, as live
+        elif isinstance(p, ToolReturnPart):  # a failure as the tool line says it (tool_lines.result_line)
+            went, error = shown_result(p)[1:]  # a call sent back for its arguments: a line per problem
+            if error and not went.startswith("exit code:"):  # a failed grep was `grep: 1 match`
+                into.append(f"{p.tool_name}: error: {'; '.join(_unnamed(p.tool_name, went))}")
+            else:
+                into.append(f"{p.tool_name}: {went}")
         elif isinstance(p, RetryPromptPart):
-            into.append(f"{p.tool_name or 'tool'}: error: {result_summary('', p.model_response(), True)}")
+            said = "\n".join(_unnamed(p.tool_name or "", p.model_response()))
+            into.append(f"{p.tool_name or 'tool'}: error: {result_summary('', said, True)}")
     typed = [shown(t) if shown is not None else t for t in (_words(c) for c in _typed(m))]
     if summary and not typed and isinstance(m, ModelRequest):  # the prompt of the turn still going on after it
         typed = [shown(t) if shown is not None else t for t in _turn_going_on(m, after)]
@@ -311,6 +314,15 @@ def message_rows(m: ModelMessage, shown: Callable[[str], str] | None = None,
     if ours and not typed and not results:
         rows.append(("context", " ".join(ours)))
     return rows or [("context", "")]
+
+
+def _unnamed(tool: str, text: str) -> list[str]:
+    """The lines of a failed call's error, each without the tool's name in front where it begins
+    with it (arg_errors.py words each problem `read_file: …`, an MCP server may too): the row names
+    the tool already, and said `read_file: error: read_file: …`. A line that does not begin with
+    `TOOL: ` keeps every word."""
+    head = f"{tool}: "
+    return [line.removeprefix(head) if tool else line for line in text.splitlines()]
 
 
 def _results_row(results: list[str]) -> list[tuple[str, str]]:
