@@ -4,8 +4,8 @@ A record of the stretch compacted may be too long to pay for whole (held on ever
 where a window's system prompt and tools nearly fill it, land over the compactor's ceiling, where a
 summary would be paid for and land over as well. Cut to the size the schedule expects a summary to
 have, the record costs nothing and lands where the summary would. It keeps the newest steps — what
-the next request is likeliest to need — and drops the oldest first: whole earlier records, then the
-oldest lines of the steps. Every step is still in the archived transcript, which the compaction message
+the next request is likeliest to need — and drops the oldest first: whole earlier records (a summary
+written at an earlier compaction among them), then the oldest lines of the steps. Every step is still in the archived transcript, which the compaction message
 names; the record's first line says some were left out.
 
 Called by the compactor for a record the schedule does not take whole once a summary was written
