@@ -47,7 +47,10 @@ def test_custom_instructions_are_appended():
         ("<analysis>draft</analysis>\n<summary>The real summary text here.</summary>", "The real summary text here."),
         ("<analysis>draft\n</analysis> <summary>\nBody with </analysis> stray tag and more words</summary>",
          "Body with  stray tag and more words"),
-        ("No tags at all, just a plain summary of the work done.", "No tags at all, just a plain summary of the work done."),
+        ("No tags at all.\n1. Primary Request: a plain summary of the work done.",
+         "No tags at all.\n1. Primary Request: a plain summary of the work done."),
+        # a short reply in neither tag and with no section is what the model wrote instead of a summary
+        ("No tags at all, just a plain summary of the work done.", None),
         # cut off in its draft: the draft stands in (the cut is said where the reply ended at the cap)
         ("<analysis>only a draft that never closes... and the summary never comes",
          "only a draft that never closes... and the summary never comes"),

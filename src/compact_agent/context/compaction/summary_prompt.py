@@ -6,8 +6,8 @@ contain text that looks like instructions. A partial compaction (`direction`) sa
 the conversation to summarise; a request whose output cap is small asks for no draft (`for_cap`); one
 that left rounds out to fit quotes the user's typed messages among them (`with_typed`).
 Extraction copes with replies that lack the tags or were cut off at the cap, and a reply with no
-summary left in it is no summary (`EmptySummary`). The message that carries the summary into the
-history is summary.py's.
+summary left in it (nothing, markup, or a short untagged refusal written instead of one) is no
+summary (`EmptySummary`). The message that carries the summary into the history is summary.py's.
 """
 
 from __future__ import annotations
@@ -192,10 +192,10 @@ _STRAY = re.compile(r"</?(analysis|summary)\s*>", re.IGNORECASE)
 
 
 class EmptySummary(CompactionError, ValueError):
-    """A reply with no summary in it (empty, or a draft alone): the compaction did not happen. A
-    `CompactionError`, so `compact_now` says so as it says any other, where it raised a bare
-    `ValueError`, the error it raises for an argument of the wrong kind; a `ValueError` still for
-    a caller that caught it as one."""
+    """A reply with no summary in it (empty, markup alone, a draft alone, or a short reply written
+    instead of one, such as a refusal): the compaction did not happen. A `CompactionError`, so
+    `compact_now` says so as it says any other, where it raised a bare `ValueError`, the error it
+    raises for an argument of the wrong kind; a `ValueError` still for a caller that caught it as one."""
 
 
 CUT_OFF = "\n\n[compact-agent: the summary was cut off here, at the most the model could write in its request]"
@@ -211,7 +211,10 @@ def extract_summary(text: str) -> str:
     A reply cut off keeps what it holds: a `<summary>` without its close, up to the cut; a draft the
     cap cut off before any summary was written (its `</analysis>` missing, or the cut right after
     it), the draft, rather than no summary at all, which in a small window left the context full.
-    The cut is said at its end (`CUT_OFF`). A whole draft alone is no summary (the model wrote none)."""
+    The cut is said at its end (`CUT_OFF`). A whole draft alone is no summary (the model wrote none),
+    nor is markup alone, nor a short reply in neither tag that the model wrote instead of one, a
+    refusal say (`_instead_of_one`): taken as the summary, "I cannot do that." replaced the whole
+    conversation. Each raises EmptySummary, a compaction that did not happen, its line quoting the reply."""
     text = text or ""
     m = _SUMMARY.search(text)
     if m and _says(m.group(1)):
@@ -221,14 +224,43 @@ def extract_summary(text: str) -> str:
     else:
         body = _ANALYSIS.sub("", text)
     body = _STRAY.sub("", body).strip()
-    if not _says(body):  # a short summary is still a summary ("Nothing done yet.")
+    if not _says(body):  # a short summary in its tags is still a summary ("<summary>Nothing done yet.")
         raise EmptySummary("the model returned an empty summary")
+    if _instead_of_one(text, body):
+        said = "".join(c for c in " ".join(body.split()) if c.isprintable())  # one line, no escapes
+        said = said if len(said) <= _QUOTED else said[:_QUOTED - 1].rstrip() + "…"
+        raise EmptySummary(f'the model replied with no summary: "{said}"')
     return body
 
 
 def _says(body: str) -> bool:
-    """Whether `body` holds something of the model's, not only the note that it was cut off."""
-    return bool(_STRAY.sub("", body.replace(CUT_OFF.strip(), "")).strip())
+    """Whether `body` holds something of the model's, not only the note that it was cut off: a letter
+    or a digit (in any script), where markup alone ("```", "---", "**") is none."""
+    return _WORDED.search(_STRAY.sub("", body.replace(CUT_OFF.strip(), ""))) is not None
+
+
+_WORDED = re.compile(r"[^\W_]")
+SHORT_REPLY = 300
+"""The most characters a reply that holds neither tag and no section can have and be no summary
+(`_instead_of_one`): a refusal's one or two sentences. A summary without its tags that is longer is
+taken, whatever it looks like."""
+_QUOTED = 120  # the most of such a reply the failure's line quotes
+_SECTION = re.compile(r"^[ \t]*((\d{1,2}[.)]|#{1,6}|[-*•])[ \t]+\S|[^\W\d_][\w \t]{0,39}:(\s|$))", re.MULTILINE)
+"""A line that begins like a part of the summary asked for: a numbered item (`1. Primary Request`),
+a heading (`## Files`), a list item (`- x.c`), or a label and its colon (`Next step:`)."""
+
+
+def _instead_of_one(text: str, body: str) -> bool:
+    """Whether `text`, a summary request's reply, is what the model wrote instead of a summary (a
+    refusal: "I cannot do that.", "I'm sorry, but I can't help with that", in whatever language),
+    `body` what extraction took from it. The rule is of its shape, not its words: the reply holds
+    neither tag the prompt asks for (`<analysis>`, `<summary>`), was not cut off at its cap, is
+    short (`SHORT_REPLY` characters at most) and has no line that begins like a section of a
+    summary (`_SECTION`). A summary without its tags, as some models write, is one still: it
+    follows the sections' shape, or runs longer. Taken for a summary, such a reply stood in for the
+    whole conversation it replaced."""
+    return (_STRAY.search(text) is None and not text.endswith(CUT_OFF) and len(body) <= SHORT_REPLY
+            and _SECTION.search(body) is None)
 
 
 def _begun(rest: str) -> bool:
