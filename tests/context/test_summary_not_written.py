@@ -1,8 +1,10 @@
 """A summary request answered with something other than a summary: a refusal ("I cannot do that."),
 or markup alone. Taken as the summary, it replaced the whole conversation before it (the typed
 messages, the changed files and the archive stood beside it, the summary itself was that line). It is
-a summary that failed, as an empty reply is: the compaction does not happen, the history stays whole,
-and the user reads one line quoting what the model wrote. A summary without its tags, as some models
+a summary that failed, as an empty reply is: an automatic compaction keeps a record of the steps
+written without a model instead where records are kept (the default); else, and for /compact, the
+compaction does not happen, the history stays whole, and the user reads one line quoting what the
+model wrote. A summary without its tags, as some models
 write it, structured or long, is still taken (summary_prompt.py `_instead_of_one`)."""
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import CompactionError, CompactionEvent, ContextManager, InMemoryStore
+from compact_agent.context.decisions.schedule import Schedule
+from compact_agent.context.plumbing.settings import CompactionSettings
 from compact_agent.context.testing import library_request
 from compact_agent.ui.compact_failure import compact_failed
 from compact_agent.ui.render import compact_line
@@ -40,6 +44,21 @@ async def test_a_refusal_in_a_run_is_a_failed_compaction_said_in_one_line() -> N
     line = compact_line(failed[0])
     assert line == f'compaction failed: the model replied with no summary: "{REFUSAL}"'
     assert "Error" not in line and "Traceback" not in line
+
+
+async def test_with_records_a_refused_summary_gives_way_to_a_record_written_without_a_model(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where records are kept (the default), an automatic compaction whose summary request is refused
+    keeps a record of the steps instead: failed, the context stayed full and the breaker counted. The
+    schedule is made to buy summaries (as where a record is too long to hold on every request)."""
+    monkeypatch.setattr(Schedule, "record_pays", lambda *args, **kwargs: False)
+    run = await run_pages(reading(REFUSAL), settings=CompactionSettings())
+    made = run.cm.compactions
+    assert run.result.output == "done" and made and not _failed(run.events)
+    refused = [c for c in made if c.event.detail.get("summary_unsent")]
+    assert refused and all(c.strategy == "record" and REFUSAL not in (c.summary or "") for c in refused)
+    assert refused[0].event.detail["summary_unsent"] == f'the model replied with no summary: "{REFUSAL}"'
+    assert run.summaries()  # asked, and refused
 
 
 async def test_after_a_refusal_a_summary_without_its_tags_is_taken() -> None:

@@ -38,6 +38,7 @@ from .compaction.result import (
     no_summary,
 )
 from .compaction.summarizer import with_output_cap
+from .compaction.summary_prompt import EmptySummary
 from .contract import keep_system_prompts, stamp_new
 from .full_window import no_record_fits, record_ceiling, useful
 from .plumbing import tokens
@@ -138,8 +139,8 @@ class CompactingState(ManagerState):
                         record_fallback=priced and records, vet=vet,
                         short_of=None if priced else lambda made: LEAST_FREED - before + self.sent_as_vetted(
                             messages, made))  # a /compact's summary frees at least that, with a shorter tail
-                except (SummaryNotSent, ModelContextWindowExceededError) as unsent:
-                    if not records:
+                except (SummaryNotSent, ModelContextWindowExceededError, EmptySummary) as unsent:
+                    if not records or (isinstance(unsent, EmptySummary) and not priced):  # /compact: said
                         raise
                     result = await self._record_instead(messages, unsent, archive, trigger, before, level, vet)
             handlers.add_summary_usage(result, summarize, earlier)
@@ -162,7 +163,9 @@ class CompactingState(ManagerState):
                               trigger: str, before: int, level: int,
                               vet: Callable[[CompactionResult], None]) -> CompactionResult:
         """A record of the steps written without a model, where the summary request could not fit the
-        window (`SummaryNotSent`, or the provider refused it as too long): it needs no request. Raised
+        window (`SummaryNotSent`, or the provider refused it as too long), or an automatic compaction's
+        summary request was answered with no summary (`EmptySummary`: a refusal, markup alone; failed,
+        it left the context full and the breaker counting): it needs no request. Raised
         instead, the refused request that asked for a compaction ended the run as if one had been made
         and had not helped ("too long … even after compaction"), and a session whose summary request
         never fits failed every later run and /compact the same way. `unsent` is raised again where
