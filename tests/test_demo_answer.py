@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -32,8 +34,7 @@ def first_docstring_line(path: Path) -> str:
     return first[3:].split('"""')[0].strip() or lines[1].strip()
 
 
-@pytest.fixture(scope="module")
-def demo_output(tmp_path_factory: pytest.TempPathFactory) -> str:
+def run_demo(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = io.StringIO()
     mp = pytest.MonkeyPatch()
     mp.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("demo")))
@@ -44,6 +45,23 @@ def demo_output(tmp_path_factory: pytest.TempPathFactory) -> str:
     finally:
         mp.undo()
     return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def demo_output(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The demo run once for the whole test run (5 s of CPU): under `pytest -n N` the tests below
+    fall to different workers, and each ran it again. The first worker to ask runs it and writes
+    its output into the run's shared temporary folder, under a lock the others wait on."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return run_demo(tmp_path_factory)
+    saved = tmp_path_factory.getbasetemp().parent / "demo-output.txt"  # the workers' folders are in it
+    with open(saved.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not saved.exists():
+            made = saved.with_suffix(".tmp")
+            made.write_text(run_demo(tmp_path_factory), encoding="utf-8")
+            made.replace(saved)
+        return saved.read_text(encoding="utf-8")
 
 
 def test_a_cleared_result_does_not_undo_what_the_survey_noted():
