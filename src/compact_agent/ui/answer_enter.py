@@ -12,6 +12,16 @@ begins (`yes`, `no`), which many type whole, goes with the answer too: `yes⏎` 
 to the model as a message, and `no⏎` at the menu told the model to do "o" instead. A key that is no
 answer of a `[y/N]` (a no) takes what is typed on with it, up to its Enter: `sure⏎` sent `ure`, and
 `/status⏎` sent `status`, to the model.
+
+The menu's `y` and `a` end it at once (the turn goes on: its keys are its own), so the rest of their
+word (`yes⏎`, `always⏎`) cannot wait there: it went on as typed, `es` or `lways` sent to the model
+as a message after the turn (or in the next prompt), and its Enter said yes to the next menu. The
+question notes the word (`typed_on`), and the keys it left unread (prompt_toolkit's typeahead) and
+those the turn's reader reads next (interrupt_keys.py, `word_taken`) are taken against it: its
+letters in order, case aside, then one Enter, go with the answer; the first other key ends the word
+and goes on, with all after it (`yx⏎` leaves `x⏎`: the letters already typed stay taken, as `yess`
+leaves `s` at a `[y/N]`). Read later than `ENTER_AFTER` after the key before, with the reader able to
+read meanwhile, a key is typed after a pause: never the word's.
 """
 
 from __future__ import annotations
@@ -20,7 +30,8 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # prompt_toolkit is imported once a question is asked (approval.py, imported by print mode too)
-    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
 
 T = TypeVar("T")
 
@@ -29,6 +40,8 @@ T = TypeVar("T")
 ENTER_AFTER = 0.5
 #: The word each answering key begins: its other letters, typed on, go with the answer.
 WORDS = {"y": "yes", "n": "no"}
+#: The word each key that ends the permission menu at once begins (`typed_on`).
+MENU_WORDS = {"y": "yes", "a": "always"}
 
 
 class AnswerEnter(Generic[T]):
@@ -102,3 +115,64 @@ class AnswerEnter(Generic[T]):
 
         waiting = Condition(lambda: not self.answered)
         return merge_key_bindings([ConditionalKeyBindings(own, waiting), ConditionalKeyBindings(after, ~waiting)])
+
+
+class WordOn:
+    """The rest of the word an answer's key began (`rest`), to be typed on after the question ended,
+    the last of its keys read at `at` (the clock's time); `over` once a key that is not its came."""
+
+    def __init__(self, rest: str, at: float) -> None:
+        self.rest, self.at, self.over = rest, at, False
+
+    def take(self, keys: list[KeyPress], could_read: float, now: float) -> list[KeyPress]:
+        """`keys`, one read at `now`, without those at their head that go on with the word: its next
+        letters, then an Enter (which ends it). `could_read`: when the reader last could read before
+        this read; over `ENTER_AFTER` after the word's last key, these were typed after a pause."""
+        if could_read - self.at > ENTER_AFTER:
+            self.over = True
+        taken = 0
+        while not self.over and taken < len(keys):
+            data = keys[taken].data
+            if data in ("\r", "\n"):
+                self.over = True  # the Enter after the word (or the part of it typed) goes with it too
+            elif self.rest and data.lower() == self.rest[0]:
+                self.rest = self.rest[1:]
+            else:
+                self.over = True
+                break
+            taken += 1
+        if taken:
+            self.at = now
+        return keys[taken:]
+
+
+#: The word typed on after a question that ended at once, by its input (`typed_on`), as prompt_toolkit
+#: keeps the keys an application left unread by input (prompt_toolkit.input.typeahead).
+_words: dict[str, WordOn] = {}
+
+
+def typed_on(inp: Input, key: str, at: float) -> None:
+    """The menu ended on `key` at `at`: the rest of its word (`MENU_WORDS`) goes with it, from the keys
+    the menu left unread (read with the key: no pause) and then from those read next (`word_taken`)."""
+    from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+
+    _words.pop(inp.typeahead_hash(), None)
+    word = MENU_WORDS.get(key.lower())
+    if word is None:
+        return
+    on = WordOn(word[1:], at)
+    store_typeahead(inp, on.take(get_typeahead(inp), at, at))
+    if not on.over:
+        _words[inp.typeahead_hash()] = on
+
+
+def word_taken(inp: Input, keys: list[KeyPress], could_read: float, now: float) -> list[KeyPress]:
+    """`keys`, read from `inp` at `now`, without those that go on with the word of the answer before
+    them (`typed_on`). `could_read`: when the reader last could read before this read."""
+    on = _words.get(inp.typeahead_hash())
+    if on is None:
+        return keys
+    keys = on.take(keys, could_read, now)
+    if on.over:
+        del _words[inp.typeahead_hash()]
+    return keys

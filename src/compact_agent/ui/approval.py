@@ -30,7 +30,7 @@ from rich.text import Text
 
 from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
-from .answer_enter import AnswerEnter
+from .answer_enter import AnswerEnter, typed_on
 from .folded_lines import hanging
 from .typed_answer import LeaveAsked as LeaveAsked
 from .typed_answer import not_words, typed_answer
@@ -99,18 +99,19 @@ def wrap_items(items: Sequence[str], width: int, sep: str, first: str = "", rest
     return [(first if n == 0 else rest) + text for n, text in enumerate(lines)]
 
 
-def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False) -> str:
+def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
+             clock: Callable[[], float] = time.monotonic) -> str:
     """Show the menu and return "once", "always", "instead" (no, with an instruction: `instruction`),
     "deny" (Esc, Ctrl-D: just no) or "interrupt" (Ctrl-C). An Enter typed right after `n` (or 3)
     goes with it (answer_enter.py): it said "just no" to the line asking what to do instead. After
     `y` or `a` the menu ends at once: the turn goes on, and what is typed next is the turn's
-    (an Esc or Ctrl-C stops it), as before."""
+    (an Esc or Ctrl-C stops it), but for the rest of their word (`yes⏎`: answer_enter.typed_on)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl
 
     state, choices = {"selected": 0}, HELD_CHOICES if held else CHOICES  # held: "No" first, selected
-    kb, given, note = KeyBindings(), AnswerEnter[str](), [""]
+    kb, given, note, ended_on = KeyBindings(), AnswerEnter[str](), [""], [""]
 
     def pick(answer: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
@@ -120,6 +121,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
                 return
             state["selected"] = picked[0]
             if answer != "instead":  # the turn goes on at once: keys typed next are its own (Esc stops it)
+                ended_on[0] = event.data  # but for the rest of the word it begins (`yes`)
                 event.app.exit(result=answer)
                 return
             given.give(event, answer)  # shown while it waits for an Enter meant for this answer
@@ -159,7 +161,9 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False)
 
     control = FormattedTextControl(lines, focusable=True, show_cursor=False)
     app: Application[str] = inline_app(control, given.bindings(kb), inp, output)
-    return app.run(in_thread=True) or "deny"
+    picked = app.run(in_thread=True) or "deny"
+    typed_on(app.input, ended_on[0], clock())
+    return picked
 
 
 def instruction(inp: Any = None, output: Any = None, clock: Callable[[], float] = time.monotonic,
@@ -331,7 +335,7 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             if callable(hand_over) and not hand_over():  # Esc or Ctrl-C typed before it was up
                 raise asyncio.CancelledError  # the turn ends as interrupted, as Ctrl-C at the menu does
             if use_menu:
-                picked = run_menu(tool, inp, output, held is not None)
+                picked = run_menu(tool, inp, output, held is not None, clock)
                 if picked == "interrupt":
                     raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
                 text = instruction(inp, output, clock, lambda note: said(console, note)) if picked == "instead" else ""

@@ -28,6 +28,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.utils import is_dumb_terminal
 
+from .answer_enter import word_taken
 from .pastes import Pastes
 from .typed_ahead import BURST_GAP, TypedAhead
 
@@ -225,6 +226,8 @@ class InterruptKeys:
         self._take(self.inp.read_keys() + self.inp.flush_keys())  # a lone Esc waits for a flush
 
     def _take(self, keys: list[KeyPress]) -> None:
+        if self.inp is not None:  # `es⏎` after the menu's `y`: its answer's, not typed ahead
+            keys = word_taken(self.inp, keys, self.heard, self.clock())
         if any(k.key == Keys.ControlC or (k.key == Keys.Escape and self.esc_stops) for k in keys):
             self.stopped = True
             self.cancel()
