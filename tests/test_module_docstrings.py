@@ -9,7 +9,9 @@ under agent/, since moved to agent/run/) sends them looking for it.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +29,18 @@ def modules() -> list[Path]:
 
 
 def docstring(path: Path) -> str | None:
-    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    """The module's docstring, as `ast.get_docstring` of the whole file gives it. A docstring is
+    the first statement: the file's first logical line (with the comments and blank lines before
+    it) is parsed alone where it parses (a statement that opens a block does not), not every file of
+    the checkout whole twice (3.5 s of the two tests' 4). The file's syntax is ruff's to check."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        end = next(t.end for t in tokens if t.type in (tokenize.NEWLINE, tokenize.ENDMARKER))
+        first = ast.parse("".join(text.splitlines(keepends=True)[:end[0]]))
+    except (SyntaxError, tokenize.TokenError, StopIteration):
+        first = ast.parse(text)
+    return ast.get_docstring(first)
 
 
 def named_paths(doc: str) -> list[str]:
