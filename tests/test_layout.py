@@ -14,6 +14,7 @@ that a module named exists, never that a module exists named.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -100,8 +101,14 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@functools.cache
+def package_imports() -> dict[str, set[str]]:
+    """`imports(ROOT)`, made once for the two tests that read it (1 s each: every module parsed)."""
+    return imports(ROOT)
+
+
 def test_no_module_imports_one_that_imports_it_back() -> None:
-    assert circles(imports(ROOT)) == []
+    assert circles(package_imports()) == []
 
 
 def test_the_check_sees_a_circle_through_a_type_only_import(tmp_path: Path) -> None:
@@ -145,7 +152,7 @@ def test_no_layer_imports_another_layer_or_the_compaction() -> None:
     `file_changes.changed_files`): budget.py imported the compaction's ledger inside a function,
     which imports the digest, whose package builds budget.py, so moved to the top it made
     `import compact_agent.context.compaction.ledger` fail."""
-    graph = imports(ROOT)
+    graph = package_imports()
     layers = "compact_agent.context.layers"
     owner = {f"{layers}.{m}": layer for layer, parts in LAYERS.items() for m in parts}
     assert set(owner) | {f"{layers}.order", f"{layers}.frozen"} == {m for m in graph if m.startswith(layers + ".")}
