@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, message_text
+from tests.forked_cli import run_forked
 
 from .pty_driver import REPO, Terminal
 from .repl_driver import drive
@@ -39,13 +39,15 @@ def text_of(paths: list[Path]) -> str:
 
 
 def print_run(tmp_path: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`compact-agent ARGS` with stdin at end of file, forked from the zygote (tests/forked_cli.py):
+    what it says as it resumes the session does not depend on the interpreter's start-up."""
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"COMPACT_AGENT_HOME": str(home), "PYTHONPATH": str(REPO / "src"),
                 "COMPACT_AGENT_CONFIG": str(home / "config.toml")})
-    return subprocess.run([sys.executable, "-m", "compact_agent.cli", "--model", "fake-model", "--base-url", base_url,
-                           "--api-key", "k", *args], cwd=tmp_path / "project", env=env, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    argv = ["--model", "fake-model", "--base-url", base_url, "--api-key", "k", *args]
+    code, out, err = run_forked(argv, env, tmp_path / "project", 120)
+    return subprocess.CompletedProcess(argv, code, out.decode(), err.decode())
 
 
 @pytest.mark.parametrize(("sig", "resumed_by"), [(signal.SIGKILL, "repl"), (signal.SIGHUP, "repl"),
