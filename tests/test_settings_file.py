@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from compact_agent.agent.integrations.hooks import parse_hooks
 from compact_agent.config import Settings
 from compact_agent.settings_file import SettingsError, describe, load, render
+from tests.forked_cli import run_forked
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -124,13 +124,19 @@ def test_a_file_nested_too_deeply_is_named_in_our_words(files):
     assert str(e.value) == f"{project / '.compact-agent.toml'}: nested too deeply (arrays or tables in one another); not read"
 
 
+def config_run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`compact-agent ARGS` with exactly `env`, forked from the pre-imported zygote (tests/forked_cli.py)
+    rather than a fresh interpreter: what `config` reads and says does not depend on the start-up."""
+    code, out, err = run_forked(args, env, cwd, 60)
+    return subprocess.CompletedProcess(args, code, out.decode(), err.decode())
+
+
 def test_config_command_prints_values_and_sources(files):
     user, project = files
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPACT_AGENT_")}
     env.update({"COMPACT_AGENT_CONFIG": str(user), "PYTHONPATH": str(REPO / "src"),
                 "COMPACT_AGENT_RESTORE_MAX_FILES": "2"})
-    proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", "--model", "gpt-4o-mini", "config", "--json"],
-                          cwd=project, capture_output=True, text=True, env=env, timeout=60)
+    proc = config_run(["--model", "gpt-4o-mini", "config", "--json"], env, project)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)["settings"]
     assert out["model"] == {"value": "gpt-4o-mini", "source": "flag"}
@@ -149,8 +155,7 @@ def test_config_says_each_warning_once(tmp_path: Path) -> None:
     (project / ".compact-agent.toml").write_text('model = "gpt-4.1"\nbogus_key = 3\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPACT_AGENT_")}
     env.update({"COMPACT_AGENT_CONFIG": str(tmp_path / "none.toml"), "PYTHONPATH": str(REPO / "src")})
-    proc = subprocess.run([sys.executable, "-m", "compact_agent.cli", "config"], cwd=project, capture_output=True,
-                          text=True, env=env, timeout=60)
+    proc = config_run(["config"], env, project)
     assert proc.returncode == 0, proc.stderr
     both = proc.stdout + proc.stderr
     assert both.count("unknown setting bogus_key") == 1 and both.count("model ignored: the project is not trusted") == 1
