@@ -10,18 +10,16 @@ write it, structured or long, is still taken (summary_prompt.py `_instead_of_one
 from __future__ import annotations
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from compact_agent.context import CompactionError, CompactionEvent, ContextManager, InMemoryStore
 from compact_agent.context.decisions.schedule import Schedule
 from compact_agent.context.plumbing.settings import CompactionSettings
-from compact_agent.context.testing import library_request
 from compact_agent.ui.compact_failure import compact_failed
 from compact_agent.ui.render import compact_line
 from tests.fakes.openai_server import ChatRequest, Reply
 
 from .pages_agent import is_summary_request, reading, run_pages
+from .test_summary_reply_forms import _history, _model  # twelve long steps; a model that replies so
 
 REFUSAL = "I cannot do that."
 UNTAGGED = "\n".join([  # what a model that leaves out the tags writes: the sections, no <summary>
@@ -76,19 +74,6 @@ async def test_after_a_refusal_a_summary_without_its_tags_is_taken() -> None:
     assert run.result.output == "done" and len(failed) == 1 and "no summary" in failed[0].detail["error"]
     assert len(run.cm.compactions) == 3 and run.cm.compactions[-1].summary == UNTAGGED
     assert len(run.summaries()) == 4  # each compaction's request, and the refused one
-
-
-def _history() -> list[ModelMessage]:
-    return [m for i in range(12) for m in (
-        ModelRequest(parts=[UserPromptPart(f"step {i}: " + "word " * 1_500)]),
-        ModelResponse(parts=[TextPart(f"done {i}")]))]
-
-
-def _model(reply: str) -> FunctionModel:
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert library_request(messages) == "summary"
-        return ModelResponse(parts=[TextPart(reply)])
-    return FunctionModel(answer)
 
 
 @pytest.mark.parametrize("reply, said", [
