@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from compact_agent.context import CompactionError, CompactionEvent, ContextManager, InMemoryStore
+from compact_agent.context import CompactionError, CompactionEvent, ContextManager
 from compact_agent.context.decisions.schedule import Schedule
 from compact_agent.context.plumbing.settings import CompactionSettings
 from compact_agent.ui.compact_failure import compact_failed
@@ -19,7 +19,11 @@ from compact_agent.ui.render import compact_line
 from tests.fakes.openai_server import ChatRequest, Reply
 
 from .pages_agent import is_summary_request, reading, run_pages
-from .test_summary_reply_forms import _history, _model  # twelve long steps; a model that replies so
+from .test_summary_reply_forms import (  # twelve long steps; a model replying so
+    _history,
+    _model,
+    not_compacted,
+)
 
 REFUSAL = "I cannot do that."
 UNTAGGED = "\n".join([  # what a model that leaves out the tags writes: the sections, no <summary>
@@ -84,15 +88,9 @@ async def test_after_a_refusal_a_summary_without_its_tags_is_taken() -> None:
     (" \n---\n ", "the model returned an empty summary"),
 ])
 async def test_compact_now_answered_with_no_summary_changes_nothing(reply: str, said: str) -> None:
-    store = InMemoryStore()
-    cm = ContextManager(window=32_000, store=store)
-    cm.resume([])
-    history = _history()
-    with pytest.raises(CompactionError) as caught:
-        await cm.compact_now(history, model=_model(reply))
-    assert str(caught.value) == said
-    assert not cm.compactions and store.archives == [] and store.messages == history
-    assert str(compact_failed(caught.value, "/compact")) == f"not compacted: {said}; nothing was changed"
+    refused = await not_compacted(reply)  # nothing compacted, archived or rewritten
+    assert str(refused) == said
+    assert str(compact_failed(refused, "/compact")) == f"not compacted: {said}; nothing was changed"
 
 
 @pytest.mark.parametrize("reply", [

@@ -38,14 +38,20 @@ async def test_a_reply_without_the_summary_block_loses_its_draft() -> None:
 @pytest.mark.parametrize("reply", ["<analysis>Walked through the steps.</analysis>", "<analysis>",
                                    "<analysis>a</analysis><summary>  </summary>", ""])
 async def test_a_reply_with_nothing_after_its_draft_is_a_compaction_that_did_not_happen(reply: str) -> None:
+    assert str(await not_compacted(reply)) == "the model returned an empty summary"
+
+
+async def not_compacted(reply: str) -> CompactionError:
+    """`compact_now` of `_history()` in a stored conversation, the summary request answered with
+    `reply`: the error it raised, once nothing was compacted, archived or rewritten."""
     store = InMemoryStore()
     cm = ContextManager(window=32_000, store=store)
     cm.resume([])
     history = _history()
     with pytest.raises(CompactionError) as caught:
         await cm.compact_now(history, model=_model(reply))
-    assert str(caught.value) == "the model returned an empty summary"
     assert not cm.compactions and store.archives == [] and store.messages == history
+    return caught.value
 
 
 async def test_in_a_run_a_draft_alone_is_a_failed_compaction_the_breaker_counts() -> None:

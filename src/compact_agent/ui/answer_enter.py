@@ -38,10 +38,9 @@ T = TypeVar("T")
 #: How long (seconds) a question answered by one key waits for the Enter typed after that key: a
 #: typist's keys come 0.1-0.3 s apart, and an Enter typed on after the answer comes as soon.
 ENTER_AFTER = 0.5
-#: The word each answering key begins: its other letters, typed on, go with the answer.
-WORDS = {"y": "yes", "n": "no"}
-#: The word each key that ends the permission menu at once begins (`typed_on`).
-MENU_WORDS = {"y": "yes", "a": "always"}
+#: The word each answering key begins (the menu's `a` too, `typed_on`): its other letters, typed on,
+#: go with the answer.
+WORDS = {"y": "yes", "n": "no", "a": "always"}
 
 
 class AnswerEnter(Generic[T]):
@@ -152,12 +151,12 @@ _words: dict[str, WordOn] = {}
 
 
 def typed_on(inp: Input, key: str, at: float) -> None:
-    """The menu ended on `key` at `at`: the rest of its word (`MENU_WORDS`) goes with it, from the keys
+    """The menu ended on `key` at `at`: the rest of its word (`WORDS`) goes with it, from the keys
     the menu left unread (read with the key: no pause) and then from those read next (`word_taken`)."""
     from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 
     _words.pop(inp.typeahead_hash(), None)
-    word = MENU_WORDS.get(key.lower())
+    word = WORDS.get(key.lower())
     if word is None:
         return
     on = WordOn(word[1:], at)

@@ -142,7 +142,7 @@ class Compactor(Keeper):
                     messages, summarize=summarize, trigger=trigger, instructions=instructions,
                     before=before, overhead=overhead, watch=watch, summary_input=summary_input,
                     keep_from=keep_from, prefer_record=prefer_record, prefer_incremental=prefer_incremental,
-                    short_of=short_of, shorten=shorten, paying_cap=paying_cap if shorten is record_cut.whole else None)
+                    short_of=short_of, shorten=shorten, paying_cap=paying_cap)
                 # The cheap forms were priced apart; together they may leave the request over `ceiling`
                 # (the largest request that leaves room for the answer): then without them.
                 if ceiling is None or result.tokens_after <= ceiling:
