@@ -8,7 +8,14 @@ Every message the user typed went from the request, and the ledger of changed fi
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from compact_agent.context import ContextManager
 from compact_agent.context.compaction import summary
@@ -79,3 +86,27 @@ def test_a_compaction_message_alone_in_the_request_gives_way_too() -> None:
     assert "step 0: read module_0.py" not in text and summary.RECORD_LEFT_OUT in text
     assert all(summary.user_item(u) in text for u in USERS) and "now run the parser tests" in text
     assert "- src/parser.py (edited)" in text
+
+
+def test_what_is_joined_to_a_lone_compaction_message_folds_as_the_steps_after_it() -> None:
+    """Past its floors, a compaction message alone in the request still carried what was joined to
+    it whole: the newest request, with a system prompt the harness sends each turn (a replayed Codex
+    rollout's developer messages, 2,000 tokens and more a turn). Where one step after the message
+    folds into a line, that joined request did not, and the request went over the window (2 of a
+    Codex rollout's at 32K). Now it folds as a step: its system prompt leaves, the user's words keep
+    a line, and the compaction message's floors stay."""
+    first = summary.summary_message(RECORD, None, list(reversed(USERS)), "record", FILES)
+    turn = [SystemPromptPart("the permissions of this turn: " + "sandbox rule " * 700),
+            UserPromptPart("now run the parser tests")]
+    lone = [ModelRequest(parts=[*first.parts, *turn], metadata=first.metadata)]
+    cm = ContextManager(window=8_000)
+    cm.overhead = 6_000
+    before = cm.measure(lone)
+    shrunk, after = shrink_to_fit(cm, list(lone), before)
+    assert before > 8_000 - 8_000 // 50 >= after
+    assert len(shrunk) == 1 and not any(isinstance(p, SystemPromptPart) for p in shrunk[0].parts)
+    text = _first_text(shrunk)
+    assert summary.RECORD_LEFT_OUT[1:-1] in text and "- src/parser.py (edited)" in text
+    assert all(u[:250] in text for u in USERS)  # the compaction message's floors
+    assert "the user wrote: now run the parser tests" in text  # the newest ask, a line of the fold
+    assert lone[0].parts[-2] is turn[0]  # the saved history keeps it all

@@ -122,12 +122,20 @@ async def test_a_record_over_the_ceiling_is_cut_to_the_summary_size_before_a_sum
         list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size: sizes.append(size) or not sizes[1:],
         ceiling=ceiling, record_cap=300)
     assert priced.strategy == "full" and len(calls) == 1 and sizes[1] <= 300 < sizes[0]
-    # Cut, still over a ceiling lower yet: a summary, as before.
+    # Cut, still over a ceiling lower yet: before a summary was written (no `paying_cap`), a summary,
+    # whose size is not known yet; once one was, the cut record stays (a summary of no more steps,
+    # as long, lands over too, and the last resort brings either under), no model called.
     calls.clear()
     low = await Compactor(Limits.for_window(16_000, 2_000)).compact(
         list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size: True,
         ceiling=cut.tokens_after - 1, record_cap=300)
     assert low.strategy == "full" and len(calls) == 1
+    calls.clear()
+    kept = await Compactor(Limits.for_window(16_000, 2_000)).compact(
+        list(msgs), summarize=model, archive=lambda: None, prefer_record=lambda size: True,
+        ceiling=cut.tokens_after - 1, record_cap=300, paying_cap=300)
+    assert kept.strategy == "record" and not calls
+    assert kept.summary == cut.summary and kept.tokens_after == cut.tokens_after
     # A record already within the cap is not made again "cut" (the same record, the same result).
     calls.clear()
     asked: list[int] = []

@@ -13,8 +13,8 @@ that does not happen:
      pair split and no adjacent same-role messages;
   3. reject the result if it is not smaller than its input (a record may stand in for a summary
      too long for the room: `record_fallback`); one of the cheap forms over the caller's ceiling
-     is made again without them (a record first cut shorter: `record_cut.py`); the caller's own
-     check (`vet`) may reject it too;
+     is made again without them (a record first cut shorter, `record_cut.py`, and kept once cut to the
+     size summaries have had: one of no more steps lands over too); the caller's `vet` may reject it;
   4. archive the full transcript — if that fails, stop: nothing was rewritten; a compaction
      refused at 3 wrote none — and name the copy in the summary message (made again where the
      copy's path, known only once it is written, differs from the one it was built naming);
@@ -153,8 +153,8 @@ class Compactor(Keeper):
                       and self.scaled(tokens.text_tokens(result.summary)) > record_cap):  # else cut, the same
                     shorten = functools.partial(record_cut.newest_steps, tokens=record_cap,
                                                 count=lambda text: self.scaled(tokens.text_tokens(text)))
-                elif result.strategy == "record":
-                    prefer_record = None
+                elif result.strategy == "record" and (shorten is record_cut.whole or paying_cap is None):
+                    prefer_record = None  # a summary; once cut to the size summaries have had, it stays
                 else:
                     return result
         finally:

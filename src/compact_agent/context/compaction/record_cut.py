@@ -10,7 +10,9 @@ names; the record's first line says some were left out.
 
 Called by the compactor for a record the schedule does not take whole once a summary was written
 (`paying`), and for one that landed over the ceiling (`Compactor._compact`); the schedule then prices
-the cut record again as any other (`Schedule.record_pays`).
+the cut record again as any other (`Schedule.record_pays`). Cut and still over the ceiling, it stays
+once a summary was written (before, a summary's size is only the prior's): a summary covering no
+more steps at that size lands over as well, and the last resort brings either under (`fit.py`).
 """
 
 from __future__ import annotations

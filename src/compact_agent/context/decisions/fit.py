@@ -30,7 +30,8 @@ cheapest loss first (but see step 4):
    keeps it all: this is what a system prompt that nearly fills the window leaves, and a refused
    request would end the session;
 6. the newest steps themselves, when even their short previews do not fit (a system prompt that
-   leaves a few hundred tokens): the messages after the first fold into one note on it, a line
+   leaves a few hundred tokens): the messages after the first (or, after a compaction message
+   alone in the request, what was joined to it: `_apart`) fold into one note on it, a line
    per step (what the model wrote, each call, what each result was and the file its whole text is
    saved in, what the user typed), shortened (the user's words never below their first words) and
    then oldest first dropped until the request fits. No call is left
@@ -169,13 +170,15 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             if after <= limit:
                 break
     folded = 0
-    if after > limit and len(view) > 1 and isinstance(view[0], ModelRequest):
-        newest = max((i for i, m in enumerate(view) if isinstance(m, ModelResponse)), default=len(view))
-        asked = _steps_done(view[newest:])
+    steps = view if len(view) > 1 else _apart(view[0]) if view else None
+    if after > limit and steps is not None and isinstance(steps[0], ModelRequest):
+        newest = max((i for i, m in enumerate(steps) if isinstance(m, ModelResponse)), default=len(steps))
+        asked = _steps_done(steps[newest:])
         at, before = cm.folded_calls
         if at != cm.requests - 1 or not asked or not asked <= before:  # not the same steps as the fold before
-            cm.folded_calls = (cm.requests, _steps_done(view[1:]))
-            view, after, folded = _fold(cm, view, limit, budget)
+            cm.folded_calls = (cm.requests, _steps_done(steps[1:]))
+            shrunk, size, folded = _fold(cm, steps, limit, budget)
+            view, after = (shrunk, size) if folded else (view, after)
     if ids or dropped or thinking or emptied or first_cut or folded:
         # Freed: of what left, what the provider counts; the sizes are those judged to fit, which count
         # the thinking it leaves out until its reports agree (the reasoning of 19 answers "freed 9,756
@@ -227,6 +230,19 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
     if best is None:
         return view, cm.fit_size(view), 0
     return best[0], best[1], len(view) - 1
+
+
+def _apart(first: ModelMessage) -> list[ModelMessage] | None:
+    """A compaction message alone in the request, as the fold reads it: the message up to its last
+    compaction part, then what was joined after that (the newest request a record covering every
+    step left beside it) as the step after it. None for any other message, or one with nothing
+    joined."""
+    if not isinstance(first, ModelRequest) or not summary.written_by_compaction(first):
+        return None
+    at = max((i for i, p in enumerate(first.parts) if summary.compaction_part(p)), default=None)
+    if at is None or at == len(first.parts) - 1:
+        return None
+    return [dataclasses.replace(first, parts=first.parts[:at + 1]), ModelRequest(parts=first.parts[at + 1:])]
 
 
 def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
