@@ -12,6 +12,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     SystemPromptPart,
+    TextPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -19,6 +20,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.context import ContextManager
 from compact_agent.context.compaction import summary
+from compact_agent.context.decisions import fit
 from compact_agent.context.decisions.fit import shrink_to_fit
 
 RECORD = "\n".join(f"step {i}: read module_{i}.py and found nothing to change there" for i in range(160))
@@ -110,3 +112,27 @@ def test_what_is_joined_to_a_lone_compaction_message_folds_as_the_steps_after_it
     assert all(u[:250] in text for u in USERS)  # the compaction message's floors
     assert "the user wrote: now run the parser tests" in text  # the newest ask, a line of the fold
     assert lone[0].parts[-2] is turn[0]  # the saved history keeps it all
+
+
+def test_the_steps_fold_before_the_users_words_in_the_first_message_are_left_out() -> None:
+    """Past the floors, the last resort replaced the compaction message's texts by one line whenever a
+    later message held a newer ask: every message the user typed before went from the request (a Codex
+    rollout at 32K kept 10% of them after two compactions), though folding the newest steps into a line
+    each would have made room. Now the steps fold first, and the first message's texts go only if
+    the fold alone leaves the request over."""
+    first = summary.summary_message(RECORD, None, list(reversed(USERS)), "record", FILES)
+    view = [first, ModelResponse(parts=[TextPart("reading the parser now " * 20),
+                                        ToolCallPart("read_file", {"path": "src/parser.py"}, tool_call_id="c1")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "x = 1\n" * 600, tool_call_id="c1"),
+                                UserPromptPart("and update the docs too")])]
+    limit = 8_000 - 8_000 // 50
+    for overhead, users_kept in ((7_400, True), (7_700, False)):
+        cm = ContextManager(window=8_000)
+        cm.overhead = overhead
+        before = cm.measure(view)
+        shrunk, after = shrink_to_fit(cm, list(view), before)
+        assert before > limit >= after and len(shrunk) == 1  # the steps folded into the first message
+        text = _first_text(shrunk)
+        assert "the user wrote: and update the docs too" in text  # the newest ask, a line of the fold
+        assert all(u[:250] in text for u in USERS) is users_kept
+        assert (fit.LEFT_OUT in text) is not users_kept

@@ -26,9 +26,11 @@ cheapest loss first (but see step 4):
    or the opening request, and the carried words) gives way: a compaction message's records first
    (one line says they were left out), then each text cut to its first words (a compaction
    message to its floors: its head, each of the user's messages by its first words, newest first,
-   and the files changed), then replaced by one line saying that it was left out. The saved history
-   keeps it all: this is what a system prompt that nearly fills the window leaves, and a refused
-   request would end the session;
+   and the files changed), then, only after step 6 folded the steps and the request is still over
+   (or no fold can be made), replaced by one line saying that it was left out: the fold keeps a line
+   of each step, where leaving that message out keeps none of the user's words it carries. The saved
+   history keeps it all: this is what a system prompt that nearly fills the window leaves, and a
+   refused request would end the session;
 6. the newest steps themselves, when even their short previews do not fit (a system prompt that
    leaves a few hundred tokens): the messages after the first (or, after a compaction message
    alone in the request, what was joined to it: `_apart`) fold into one note on it, a line
@@ -91,7 +93,6 @@ def _typed(cm: ShrinkView, messages: list[ModelMessage]) -> list[str]:
     """What the user typed in `messages` (the compactor's rule, which knows a harness's injected text)."""
     compactor = getattr(cm, "compactor", None)
     return compactor.user_texts(messages) if compactor is not None else summary.user_texts(messages)
-
 
 
 def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
@@ -160,8 +161,9 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     later_ask = any(isinstance(p, UserPromptPart) and not is_tool_content(p) for m in view[1:]
                     if isinstance(m, ModelRequest) for p in m.parts) or (first is not None and view[0] is not first)
     head = view[0] if view else None
-    if after > limit and isinstance(head, ModelRequest) and (len(view) > 1 or summary.written_by_compaction(head)):
-        for shorten in (_without_records, _heads, *((_left_out,) if later_ask else ())):
+    cuttable = isinstance(head, ModelRequest) and (len(view) > 1 or summary.written_by_compaction(head))
+    if after > limit and isinstance(head, ModelRequest) and cuttable:  # records, then the floors
+        for shorten in (_without_records, _heads):
             head, changed = shorten(head)
             view[0] = head
             if changed:
@@ -179,6 +181,13 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             cm.folded_calls = (cm.requests, _steps_done(steps[1:]))
             shrunk, size, folded = _fold(cm, steps, limit, budget)
             view, after = (shrunk, size) if folded else (view, after)
+            # The steps fold before the first message's texts go (a line each, where left out the user's
+            # words it carries keep none): only a fold still over leaves them out, and folds again.
+            if folded and after > limit and later_ask and (left := _left_out(steps[0]))[1]:
+                (view, after, folded), first_cut = _fold(cm, [left[0], *steps[1:]], limit, budget), first_cut + 1
+    if after > limit and not folded and cuttable and later_ask and isinstance(view[0], ModelRequest):
+        view[0], changed = _left_out(view[0])
+        first_cut, after = (first_cut + 1, cm.fit_size(view)) if changed else (first_cut, after)
     if ids or dropped or thinking or emptied or first_cut or folded:
         # Freed: of what left, what the provider counts; the sizes are those judged to fit, which count
         # the thinking it leaves out until its reports agree (the reasoning of 19 answers "freed 9,756
@@ -234,15 +243,13 @@ def _fold(cm: ShrinkView, view: list[ModelMessage], limit: int, budget: object |
 
 def _apart(first: ModelMessage) -> list[ModelMessage] | None:
     """A compaction message alone in the request, as the fold reads it: the message up to its last
-    compaction part, then what was joined after that (the newest request a record covering every
-    step left beside it) as the step after it. None for any other message, or one with nothing
-    joined."""
+    compaction part, then what was joined after it (the newest request, beside a record of every
+    step) as the step after it. None for any other message, or one with nothing joined."""
     if not isinstance(first, ModelRequest) or not summary.written_by_compaction(first):
         return None
-    at = max((i for i, p in enumerate(first.parts) if summary.compaction_part(p)), default=None)
-    if at is None or at == len(first.parts) - 1:
-        return None
-    return [dataclasses.replace(first, parts=first.parts[:at + 1]), ModelRequest(parts=first.parts[at + 1:])]
+    at = max((i + 1 for i, p in enumerate(first.parts) if summary.compaction_part(p)), default=len(first.parts))
+    return [dataclasses.replace(first, parts=first.parts[:at]), ModelRequest(parts=first.parts[at:])] \
+        if at < len(first.parts) else None
 
 
 def _steps_done(messages: Sequence[ModelMessage]) -> set[str]:
