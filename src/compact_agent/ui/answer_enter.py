@@ -27,6 +27,8 @@ read meanwhile, a key is typed after a pause: never the word's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # prompt_toolkit is imported once a question is asked (approval.py, imported by print mode too)
@@ -175,3 +177,21 @@ def word_taken(inp: Input, keys: list[KeyPress], could_read: float, now: float) 
     if on.over:
         del _words[inp.typeahead_hash()]
     return keys
+
+
+@contextlib.contextmanager
+def typed_before(inp: Input | None) -> Iterator[None]:
+    """While a question is asked: the keys an earlier screen left unread on `inp` (prompt_toolkit's
+    typeahead; None: the terminal's input) were typed before it was up, so they are never its answer.
+    Held aside, they are put back before whatever the question leaves, for what comes next (the next
+    prompt reads them). A second Enter after one menu's answer, read with it, answered the next menu:
+    the command after it was allowed before it was even shown."""
+    from prompt_toolkit.application.current import get_app_session
+    from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+
+    inp = inp if inp is not None else get_app_session().input
+    ahead = get_typeahead(inp)
+    try:
+        yield
+    finally:
+        store_typeahead(inp, [*ahead, *get_typeahead(inp)])

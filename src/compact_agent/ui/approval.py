@@ -30,7 +30,7 @@ from rich.text import Text
 
 from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
-from .answer_enter import AnswerEnter, typed_on
+from .answer_enter import AnswerEnter, typed_before, typed_on
 from .folded_lines import hanging
 from .typed_answer import LeaveAsked as LeaveAsked
 from .typed_answer import not_words, typed_answer
@@ -261,7 +261,8 @@ async def yes_no(question: str, inp: Any = None, output: Any = None) -> bool:
     # SIGINT stays the command's (work_keys.py): the keys read raw bring a Ctrl-C as a key, and an
     # application handling SIGINT took the loop's handler away and put back its own idea of the old
     # one, so a Ctrl-C after the answer stopped nothing and the handler stayed past the command
-    return bool(await app.run_async(handle_sigint=False))
+    with typed_before(inp):  # a key typed before the question was up is not its answer
+        return bool(await app.run_async(handle_sigint=False))
 
 
 def instead_prompt(width: int) -> str:
@@ -335,10 +336,11 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
             if callable(hand_over) and not hand_over():  # Esc or Ctrl-C typed before it was up
                 raise asyncio.CancelledError  # the turn ends as interrupted, as Ctrl-C at the menu does
             if use_menu:
-                picked = run_menu(tool, inp, output, held is not None, clock)
-                if picked == "interrupt":
-                    raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
-                text = instruction(inp, output, clock, lambda note: said(console, note)) if picked == "instead" else ""
+                with typed_before(inp):  # keys left by an earlier screen: never this question's answer
+                    picked = run_menu(tool, inp, output, held is not None, clock)
+                    if picked == "interrupt":
+                        raise asyncio.CancelledError  # the turn ends as interrupted, the REPL goes on
+                    text = instruction(inp, output, clock, lambda note: said(console, note)) if picked == "instead" else ""
                 answer = Instead(text) if text else "deny" if picked == "instead" else _menu_answer(picked)
             else:
                 answer = typed_answer(console, tool, stream, held is not None)
