@@ -136,3 +136,40 @@ def test_the_steps_fold_before_the_users_words_in_the_first_message_are_left_out
         assert "the user wrote: and update the docs too" in text  # the newest ask, a line of the fold
         assert all(u[:250] in text for u in USERS) is users_kept
         assert (fit.LEFT_OUT in text) is not users_kept
+
+
+MANY = [f"request {i}: please look at module_{i}.py and tidy the error handling there " * 3 for i in range(12)]
+
+
+def _thinned(overhead: int) -> tuple[str, int, int]:
+    first = summary.summary_message(RECORD, None, list(reversed(MANY)), "record", FILES)
+    view = [first, ModelResponse(parts=[ToolCallPart("read_file", {"path": "src/parser.py"}, tool_call_id="c1")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "x = 1\n" * 300, tool_call_id="c1")])]
+    cm = ContextManager(window=8_000)
+    cm.overhead = overhead
+    before = cm.measure(view)
+    shrunk, after = shrink_to_fit(cm, list(view), before)
+    return _first_text(shrunk), before, after
+
+
+def test_past_the_floors_the_oldest_typed_messages_give_way_before_a_request_passes_the_window() -> None:
+    """A system prompt that leaves a few hundred tokens: the compaction message at its floors, the
+    steps folded, the request still passed the window, and a provider refuses it (a Codex rollout
+    replayed in a 31K window sent 32 such requests, where seed000 sent none). Now the user's
+    messages give way, oldest first, down to the newest; then the list of the files changed, its
+    number kept. Only to stay inside the window: over the estimate's 2% margin alone, they stay."""
+    limit = 8_000 - 8_000 // 50
+    text, before, after = _thinned(7_200)
+    assert before > 8_000 and after <= limit
+    kept = [i for i, u in enumerate(MANY) if u[:200] in text]
+    assert kept and kept == list(range(12 - len(kept), 12)) and len(kept) < 12  # the newest, in a row
+    assert f"({12 - len(kept)} earlier messages of the user are left out of this request" in text
+    assert "- src/parser.py (edited)" in text
+    text, before, after = _thinned(7_600)  # the newest alone, and the files by their number: inside the window
+    assert before > 8_000 >= after and MANY[11][:200] in text and MANY[10][:200] not in text
+    assert "(2 files were changed; their list is left out of this request" in text
+    assert "src/parser.py" not in text
+    text, before, after = _thinned(7_000)  # over the margin, inside the window: every message stays
+    assert limit < after <= 8_000 and all(u[:200] in text for u in MANY)
+    text, before, after = _thinned(7_900)  # over the window even at the thinnest: nothing given up for it
+    assert after > 8_000 and all(u[:200] in text for u in MANY)

@@ -42,6 +42,11 @@ cheapest loss first (but see step 4):
    has made no progress: those steps are not folded again, and the request is refused as too
    large for the window (pipeline.py), rather than folded and asked again until a run's request
    limit. (A command run again whose output changed is progress, and folds as any step.)
+7. a compaction message's floors, thinner (`first_message.thinner`), where the request would still
+   pass the window itself (not merely the 2% margin kept for the estimate's error): the user's
+   messages it carries give way oldest first, down to the newest, then the list of the files
+   changed (their number stays), a line saying how many went. Not where even the thinnest passes
+   the window: nothing is given up for a request refused anyway.
 
 Before all this, a request over the hard limit only by the model's earlier thinking goes without it where
 that brings it under the threshold, and later ones leave it out before the layers run until a compaction
@@ -58,7 +63,6 @@ from pathlib import Path
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
-    ModelRequestPart,
     ModelResponse,
     RetryFeedbackPart,
     RetryPromptPart,
@@ -69,23 +73,28 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..compaction import cut_replies, ledger, summary
+from ..compaction import cut_replies, summary
 from ..layers.previews import spill_name
 from ..plumbing import history_state, markers, media_size, rounds, tokens
 from ..plumbing.events import Event
 from ..plumbing.tool_content import CONTENT_KEY, content_text, is_tool_content, keyed_parts
+from .first_message import (
+    CARRIED,
+    HEAD_CHARS,
+    LEFT_OUT,
+    cut_to_heads,
+    texts_left_out,
+    thinner,
+    without_records,
+)
 from .thinking_out import reasoning_emptied, without_thinking
 from .view import ShrinkView
 
-__all__ = ["shrink_event", "shrink_to_fit"]
+__all__ = ["CARRIED", "LEFT_OUT", "shrink_event", "shrink_to_fit"]
 
-CARRIED = "[compact-agent: what the user typed in the rounds left out of this request, oldest first]\n"
-LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
-            "the saved session keeps it]")
 FOLDED = markers.FOLDED
 DOCUMENTS_LEFT_OUT = ("[compact-agent: the documents the user attached in the rounds left out of this request, "
                       "left out with them (the saved session keeps them): ")
-HEAD_CHARS = 300
 STEP_CHARS = (160, 60)  # a folded step's line, then shorter
 
 
@@ -163,7 +172,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     head = view[0] if view else None
     cuttable = isinstance(head, ModelRequest) and (len(view) > 1 or summary.written_by_compaction(head))
     if after > limit and isinstance(head, ModelRequest) and cuttable:  # records, then the floors
-        for shorten in (_without_records, _heads):
+        for shorten in (without_records, cut_to_heads):
             head, changed = shorten(head)
             view[0] = head
             if changed:
@@ -183,11 +192,22 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             view, after = (shrunk, size) if folded else (view, after)
             # The steps fold before the first message's texts go (a line each, where left out the user's
             # words it carries keep none): only a fold still over leaves them out, and folds again.
-            if folded and after > limit and later_ask and (left := _left_out(steps[0]))[1]:
+            if folded and after > limit and later_ask and (left := texts_left_out(steps[0]))[1]:
                 (view, after, folded), first_cut = _fold(cm, [left[0], *steps[1:]], limit, budget), first_cut + 1
     if after > limit and not folded and cuttable and later_ask and isinstance(view[0], ModelRequest):
-        view[0], changed = _left_out(view[0])
+        view[0], changed = texts_left_out(view[0])
         first_cut, after = (first_cut + 1, cm.fit_size(view)) if changed else (first_cut, after)
+    # Its floors, thinner each time: the user's words go only where the request would pass the window
+    # itself (a refusal), not merely the margin kept for the estimate's error.
+    if after > max(limit, cm.limits.window) and view and isinstance(view[0], ModelRequest):
+        whole, over = view[0], after
+        for thinned in thinner(whole):
+            view[0], after = thinned, cm.fit_size([thinned, *view[1:]])
+            if after <= limit:
+                break
+        if after > cm.limits.window:  # over even at the thinnest: the words were given up for nothing
+            view[0], after = whole, over
+        first_cut += view[0] is not whole
     if ids or dropped or thinking or emptied or first_cut or folded:
         # Freed: of what left, what the provider counts; the sizes are those judged to fit, which count
         # the thinking it leaves out until its reports agree (the reasoning of 19 answers "freed 9,756
@@ -310,91 +330,3 @@ def _steps(message: ModelMessage, chars: int, saved: dict[str, Path | None]) -> 
                              "left out of this request to fit the window (the saved session keeps "
                              f"{'it' if len(docs) == 1 else 'them'}): " + "; ".join(map(media_size.document_name, docs)))
     return lines
-
-
-def _carried_text(p: object) -> str | None:
-    """The text of a carried-words part, else None."""
-    if isinstance(p, UserPromptPart) and isinstance(p.content, str) and p.content.startswith(CARRIED):
-        return p.content
-    return None
-
-
-def _head(text: str) -> str:
-    return text if len(text) <= HEAD_CHARS + 1 else text[:HEAD_CHARS] + "…"
-
-
-def _heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
-    """The first message with each text cut to its first words; of the carried words, the newest
-    only (the user's newest request), cut the same way. A compaction message's texts become one:
-    its head, the user's messages and the files changed (`_floors_text`), each message cut so."""
-    parts: list[ModelRequestPart] = []
-    changed = False
-    floors = _floors_text(first)
-    for p in first.parts:
-        carried = _carried_text(p)
-        if floors is not None and summary.compaction_part(p) and isinstance(p, UserPromptPart):
-            if floors:
-                p, changed = dataclasses.replace(p, content=floors), changed or floors != p.content
-                floors = ""  # the updates appended to it are in it too
-            else:
-                changed = True
-                continue
-        elif isinstance(p, UserPromptPart) and isinstance(p.content, str):
-            if carried is not None:
-                text = CARRIED + summary.user_item(_head(summary.last_item(carried[len(CARRIED):])))
-            else:
-                text = _head(p.content)
-            if text != p.content:
-                p, changed = dataclasses.replace(p, content=text), True
-        parts.append(p)
-    return (dataclasses.replace(first, parts=parts) if changed else first), changed
-
-
-def _floors_text(m: ModelMessage) -> str | None:
-    """The least a compaction message `m` (with the updates appended to it) says when a request too
-    large for the window must cut it further than `summary.without_record`: its head, every user
-    message it carries, newest first, each by its first words (`_head`), and the files changed, by
-    path. None when `m` is no compaction message. Its metadata keeps every word."""
-    if not summary.written_by_compaction(m):
-        return None
-    meta = m.metadata.get(summary.MARK, {}) if isinstance(m.metadata, dict) else {}
-    files = meta.get("files_changed") if isinstance(meta, dict) else None
-    users = list(reversed(summary.carried_users(m)))
-    cut = [_head(u) for u in users]
-    lines = [f"{summary.SUMMARY_HEAD} Its record is {summary.RECORD_LEFT_OUT[1:-1]}."]
-    if cut:
-        lines += ["The user's messages, newest first, each cut to its first words (only these are the user's "
-                  "words; the saved session keeps them whole):", *(summary.user_item(u) for u in cut)]
-    shown = {summary.path_line(p): a for p, a in files.items() if isinstance(p, str) and isinstance(a, list)} \
-        if isinstance(files, dict) else {}
-    if changed := ledger.render(shown):
-        lines += [summary.FILES_NOTE, *changed]
-    return "\n".join(lines)
-
-
-def _without_records(first: ModelRequest) -> tuple[ModelRequest, bool]:
-    """A compaction message with its records left out (`summary.without_record`): the user's words,
-    the ledger and the archive's name stay whole while what was written about them gives way."""
-    if not summary.written_by_compaction(first):
-        return first, False
-    parts: list[ModelRequestPart] = []
-    changed = False
-    for p in first.parts:
-        if summary.compaction_part(p) and isinstance(p, UserPromptPart) and isinstance(p.content, str):
-            text = summary.without_record(p.content)
-            if text != p.content:
-                p, changed = dataclasses.replace(p, content=text), True
-        parts.append(p)
-    return (dataclasses.replace(first, parts=parts) if changed else first), changed
-
-
-def _left_out(first: ModelRequest) -> tuple[ModelRequest, bool]:
-    """The first message with its own texts replaced by one line (system prompts and the carried
-    words stay)."""
-    own = [p for p in first.parts if isinstance(p, UserPromptPart) and _carried_text(p) is None]
-    if not own:
-        return first, False
-    rest = [p for p in first.parts if not isinstance(p, UserPromptPart)]
-    carried = [p for p in first.parts if _carried_text(p) is not None]
-    parts: list[ModelRequestPart] = [*rest, UserPromptPart(LEFT_OUT), *carried]
-    return dataclasses.replace(first, parts=parts), True
