@@ -167,7 +167,7 @@ def test_past_the_floors_the_oldest_typed_messages_give_way_before_a_request_pas
     assert "- src/parser.py (edited)" in text
     text, before, after = _thinned(7_600)  # the newest alone, and the files by their number: inside the window
     assert before > 8_000 >= after and MANY[11][:200] in text and MANY[10][:200] not in text
-    assert "(2 files were changed; their list is left out of this request" in text
+    assert "(2 files were changed; the list is left out of this request" in text
     assert "src/parser.py" not in text
     text, before, after = _thinned(7_000)  # over the margin, inside the window: every message stays
     assert limit < after <= 8_000 and all(u[:200] in text for u in MANY)

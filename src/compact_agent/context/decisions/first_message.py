@@ -1,4 +1,4 @@
-"""What the first message of a request too large for the window gives up (decisions/fit.py, step 5).
+"""What the first message of a request too large for the window gives up (decisions/fit.py, steps 5 and 7).
 
 The first message is the compaction message (the summary or record, the user's words it carries, the
 ledger of the files changed) or the user's opening request, with the words carried from the rounds
@@ -6,7 +6,9 @@ the request left out (`CARRIED`). In order, cheapest loss first: a compaction me
 (`without_records`: one line says they were left out); then every text cut to its first words
 (`cut_to_heads`: a compaction message to its floors, `floors_text`); then, once the newest steps are
 folded and the request is still over, its own texts replaced by one line (`texts_left_out`), where a later
-message holds the user's newer ask. The saved history keeps every word.
+message holds the user's newer ask; last, only to stay inside the window itself, a compaction
+message's floors with fewer of the user's messages, down to the newest (`thinner`). The saved history
+keeps every word.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ CARRIED = "[compact-agent: what the user typed in the rounds left out of this re
 LEFT_OUT = ("[compact-agent: the earlier conversation is left out of this request to fit the window; "
             "the saved session keeps it]")
 HEAD_CHARS = 300
-OUT_OF_REQUEST = "left out of this request to fit the window; the saved session keeps them"
+OUT_OF_REQUEST = "left out of this request to fit the window; the saved session keeps it"
 
 
 def carried_text(p: object) -> str | None:
@@ -83,21 +85,25 @@ def floors_text(m: ModelMessage, users_kept: int | None = None, files_kept: bool
         lines += ["The user's messages, newest first, each cut to its first words (only these are the user's "
                   "words; the saved session keeps them whole):", *(summary.user_item(u) for u in cut)]
     if len(cut) < len(users):
-        lines.append(f"({len(users) - len(cut)} earlier messages of the user are {OUT_OF_REQUEST}.)")
+        n = len(users) - len(cut)
+        lines.append(f"({n} earlier message{'s' if n != 1 else ''} of the user {'are' if n != 1 else 'is'} "
+                     f"{OUT_OF_REQUEST}.)")
     shown = {summary.path_line(p): a for p, a in files.items() if isinstance(p, str) and isinstance(a, list)} \
         if isinstance(files, dict) else {}
     if (changed := ledger.render(shown)) and files_kept:
         lines += [summary.FILES_NOTE, *changed]
     elif changed:
-        lines.append(f"({len(changed)} files were changed; their list is {OUT_OF_REQUEST}.)")
+        lines.append(f"({len(changed)} file{'s were' if len(changed) != 1 else ' was'} changed; the list is "
+                     f"{OUT_OF_REQUEST}.)")
     return "\n".join(lines)
 
 
 def thinner(first: ModelRequest) -> Iterator[ModelRequest]:
     """A compaction message at its floors (`cut_to_heads`) that still leaves the request over the window,
     each time with less: the user's messages left out oldest first, down to the newest, then the list of
-    the files changed (their number stays). A system prompt that leaves a few hundred tokens sent 32
-    requests over the window where the newest ask and a note of the steps would have fit."""
+    the files changed (their number stays). A system prompt that leaves a few hundred tokens (a Codex
+    rollout's 29.9K in a 31K window) sent 32 requests over the window where the newest ask and a note
+    of the steps would have fit."""
     if not any(summary.compaction_part(p) for p in first.parts):  # none, or its texts left out
         return
     users = len(summary.carried_users(first))
