@@ -9,7 +9,8 @@ cheapest loss first (but see step 4):
    request repeats them and the saved history keeps the full text);
 2. the oldest rounds after the first message (the summary, or the user's opening request) leave
    this request's view (the saved history keeps them), down to the newest round; what the user
-   typed in them is carried after the first message, verbatim within half the room they freed;
+   typed in them is carried after the first message, verbatim within half the room they freed
+   (the newest at least by its first words: a short ask after a short answer freed less than itself);
 3. every tool result left, previews included, shrinks to a short head and tail;
 4. the model's earlier reasoning leaves the view (Anthropic needs the newest turn's back inside a
    tool loop: `without_thinking`). Where the provider's reports showed it does not count the earlier
@@ -83,6 +84,7 @@ from .first_message import (
     HEAD_CHARS,
     LEFT_OUT,
     cut_to_heads,
+    head_of,
     texts_left_out,
     thinner,
     without_records,
@@ -146,6 +148,8 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
             # Verbatim within half of what left, else the heads of the older ones (user_messages.pick_user_messages):
             # the words never take back the room that leaving the rounds out made.
             kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
+            if kept and len(kept[-1].replace(summary.MIDDLE_MARK, "")) < min(len(words[-1]), HEAD_CHARS):
+                kept[-1] = head_of(words[-1])  # the newest ask, never below its first words (a short round's half)
             carried = [UserPromptPart(CARRIED + "\n".join(summary.user_item(w) for w in kept))] if kept else []
             carried += [UserPromptPart(DOCUMENTS_LEFT_OUT + "; ".join(docs) + "]")] if docs else []
             if carried:
