@@ -387,9 +387,9 @@ class ContextManager(CompactingState):
             refused, _ = figures(text)  # held to a run's per-request limit, as the request sent again is
             with request_limit.within(self, ctx.usage_limits), in_run.counted_in(ctx.usage, ctx.usage_limits):
                 compacted = await self._auto(ctx.messages, self.view, "reactive", refused)
-            if not compacted and not self._fit_hard_limit:
-                await self.run_stream.send(ctx)
-                raise overflow  # failed; a blocked one is retried shrunk (handlers.blocked)
+            if not compacted and not self._fit_hard_limit and self.limits.window >= window:
+                await self.run_stream.send(ctx)  # failed; a blocked one, or any in a window just learned
+                raise overflow  # smaller, is retried shrunk to fit (handlers.blocked, fit.py)
         await self.run_stream.send(ctx)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
