@@ -297,8 +297,7 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
         Call it on a new `ContextManager` given a store that holds the conversation (after a
         restart), with the history you loaded from it and pass as `message_history`. Without
         `messages`, a store with `load_messages()` is asked (such a store is also resumed onto by
-        itself at the first request); with them, it is checked, and given what it lacks (contract.py).
-        """
+        itself at the first request); with them, it is checked, and given what it lacks (contract.py)."""
         if messages is not None:
             check_history(messages, "resume")
         self.learn_conversation(self._sync.resume(self.store, messages))
@@ -388,13 +387,14 @@ class ManagerState(SavedState, Measuring, ToolContentFence, AbstractCapability[A
 
     def learn_window(self, window: int, used: int, trigger: str, request: str = "", room: int = 0) -> None:
         """The server's limit, below the window (the one given where `limits` are held to a run's smaller limit,
-        which holds still: request_limit.py): kept (`window_learned`, saved) and said, an event "window" "learned"
-        (`trigger` "reactive": a refusal, "cut": prompts it cut unsaid; `request` "summary", `room`: in the detail)."""
+        which holds still: request_limit.py): kept (`window_learned`, saved at once) and said, an event "window"
+        "learned" (`trigger` "reactive": a refusal, "cut": prompts it cut unsaid; `request` "summary", `room`)."""
         if window >= (whole := request_limit.window_of(self)):
             return
         given = self.window_learned.given if self.window_learned is not None else self.window or whole
         if not request_limit.learned_above(self, window):
             self.set_window(window)
         self.window_learned = LearnedWindow(window, given, self.server)
+        self._save_layer_state()  # the next run (`-c`) is held to it, whatever becomes of this one
         self.emit(Event("window", "learned", used, window, trigger=trigger,
                         detail={"given": given, **{k: v for k, v in (("request", request), ("room", room)) if v}}))
