@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from compact_agent.agent.accounting.context_report import ContextPicture
-from compact_agent.ui.session_views import render_context
+from compact_agent.ui.session_views import OVER_WINDOW, render_context
 
 
 def shown(p: ContextPicture, width: int) -> list[str]:
@@ -55,3 +55,15 @@ def test_the_heading_breaks_between_its_parts(width: int, which: str) -> None:
 def test_a_wide_terminal_keeps_it_on_one_line() -> None:
     lines = shown(picture(*PICTURES["small, estimated"]), 140)
     assert any(line.endswith("context 1.2k / 32.8k tokens (4%), estimated; auto-compaction at 19.8k") for line in lines)
+
+
+def test_a_history_past_the_window_says_each_request_is_shrunk_to_fit() -> None:
+    """A server's window learned smaller than the history (a system prompt and an AGENTS.md nearly
+    filling it): the heading read `context 5.9k / 3.9k tokens (151%)` and nothing more, as if a
+    request that size were sent; each is shrunk to fit by the last resort, and now a line says so."""
+    over = shown(picture(5_900, 3_900, 2_700, False), 80)
+    assert any("context 5.9k / 3.9k tokens (151%), estimated" in line for line in over), over
+    assert any(line.strip().endswith(OVER_WINDOW) for line in over), over
+    assert all(len(line) <= 80 for line in over)
+    within = shown(picture(*PICTURES["past the threshold"]), 80)
+    assert not any(OVER_WINDOW in line for line in within), within

@@ -141,11 +141,18 @@ def render_context(p: ContextPicture, width: int = 120) -> Table:
 def heading(p: ContextPicture, room: int) -> Text:
     """`context 28.0k / 128.0k tokens (22%), provider-reported; auto-compaction at 100.0k`, one line
     where it fits in `room` columns, else the size on one and the threshold on the next. Left to the
-    terminal, it broke where the width fell: `…; auto-compaction` above a lone `at 19.8k`."""
+    terminal, it broke where the width fell: `…; auto-compaction` above a lone `at 19.8k`. A history
+    past the window (a server's smaller window learned, a system prompt that nearly fills it) says on a
+    line of its own that every request is shrunk to fit: `(151%)` alone read as a request sent too long."""
     src = "provider-reported" if p.anchored else "estimated"
     size = f"context {_k(p.used)} / {_k(p.window)} tokens ({100 * p.used / p.window:.0f}%), {src}"
     at = f"auto-compaction at {_k(p.threshold)}"
-    return Text(f"{size}; {at}" if len(size) + 2 + len(at) <= room else f"{size}\n{at}")
+    over = f"\n{OVER_WINDOW}" if p.used > p.window else ""
+    return Text((f"{size}; {at}" if len(size) + 2 + len(at) <= room else f"{size}\n{at}") + over)
+
+
+#: Under /context's heading where the history is past the window.
+OVER_WINDOW = "past the window: each request is shrunk to fit it"
 
 
 #: /cost before the session's first request, before what that costs.
