@@ -173,3 +173,26 @@ def test_past_the_floors_the_oldest_typed_messages_give_way_before_a_request_pas
     assert limit < after <= 8_000 and all(u[:200] in text for u in MANY)
     text, before, after = _thinned(7_900)  # over the window even at the thinnest: nothing given up for it
     assert after > 8_000 and all(u[:200] in text for u in MANY)
+
+
+async def test_replayed_in_a_window_its_fixed_prompt_nearly_fills_no_request_passes_it() -> None:
+    """The pipeline whole, replayed: 30,000 of a 31,000-token window fixed, forty turns each with a
+    typed message of ~360 characters. With the compaction message's floors the last that gave way, 6
+    requests passed the window; now none does, and each request holds the user's last message."""
+    from compact_agent.config import Settings
+    from compact_agent.replay.ours import Ours
+    from compact_agent.replay.simulate import replay
+    from compact_agent.replay.sizing import TokenModel
+    from tests.replay.synthetic import session, sim
+
+    s = sim(31_000, TokenModel(overhead=30_000))
+    ours = Ours(s, Settings())
+    asks = [(f"ask {i}: " + "please change the parser so that it accepts this case too " * 6, [400] * 3)
+            for i in range(40)]
+    try:
+        run = await replay(session(asks), ours, s)
+    finally:
+        ours.close()
+    assert sum(r.kind == "main" for r in run.requests) == 160 and run.retention
+    assert run.over_window == 0
+    assert all(r.last_request for r in run.retention)

@@ -5,8 +5,9 @@ where a window's system prompt and tools nearly fill it, land over the compactor
 summary would be paid for and land over as well. Cut to the size the schedule expects a summary to
 have, the record costs nothing and lands where the summary would. It keeps the newest steps — what
 the next request is likeliest to need — and drops the oldest first: whole earlier records (a summary
-written at an earlier compaction among them), then the oldest lines of the steps. Every step is still in the archived transcript, which the compaction message
-names; the record's first line says some were left out.
+written at an earlier compaction among them), then the oldest lines of the steps. Every step is
+still in the archived transcript, which the compaction message names; the record's first line says
+some were left out.
 
 Called by the compactor for a record the schedule does not take whole once a summary was written
 (`paying`), and for one that landed over the ceiling (`Compactor._compact`); the schedule then prices

@@ -108,7 +108,8 @@ def left_out_line(n: int, after_first: bool = False) -> str:
 def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
     """Every message the user typed, newest first, within the budget all of them verbatim; past it,
     by the rule of the module docstring: the newest whole within the room the older ones' heads leave,
-    or half the budget (its two ends there when longer); then the first (the task), whole where the
+    or half the budget (its two ends there when longer; never fewer than `USER_HEAD_CHARS` of its own
+    characters, past a budget that small); then the first (the task), whole where the
     heads of those between still fit, else its first `USER_HEAD_CHARS` characters; then those between,
     newest first, whole while the heads of those before them fit, then by their heads, and where even
     those do not fit, the oldest of them are left out (all are in the archive), and counted
@@ -127,7 +128,9 @@ def pick_user_messages(texts: Sequence[str], budget_tokens: int) -> Typed:
 
     *older, newest = texts
     rest = sum(len(head(t)) for t in older)
-    room = max(budget - rest, min(len(newest), budget // 2))
+    # Never below its first words: in a budget smaller than that (the half of a short round the last
+    # resort left out, decisions/fit.py), its two ends in it held none of it, only the cut's mark.
+    room = max(budget - rest, min(len(newest), max(budget // 2, USER_HEAD_CHARS + len(MIDDLE_MARK))))
     picked = [newest if len(newest) <= room else ends(newest, room)]
     used = len(picked[0])
     first: list[str] = []

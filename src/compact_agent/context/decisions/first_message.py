@@ -45,27 +45,29 @@ def cut_to_heads(first: ModelRequest) -> tuple[ModelRequest, bool]:
     """The first message with each text cut to its first words; of the carried words, the newest
     only (the user's newest request), cut the same way. A compaction message's texts become one:
     its head, the user's messages and the files changed (`floors_text`), each message cut so."""
-    parts: list[ModelRequestPart] = []
-    changed = False
     floors = floors_text(first)
-    for p in first.parts:
-        carried = carried_text(p)
-        if floors is not None and summary.compaction_part(p) and isinstance(p, UserPromptPart):
-            if floors:
-                p, changed = dataclasses.replace(p, content=floors), changed or floors != p.content
-                floors = ""  # the updates appended to it are in it too
-            else:
-                changed = True
-                continue
-        elif isinstance(p, UserPromptPart) and isinstance(p.content, str):
-            if carried is not None:
-                text = CARRIED + summary.user_item(head_of(summary.last_item(carried[len(CARRIED):])))
-            else:
-                text = head_of(p.content)
-            if text != p.content:
-                p, changed = dataclasses.replace(p, content=text), True
+    parts: list[ModelRequestPart] = []
+    for p in (first if floors is None else _with_text(first, floors)).parts:
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str) and not (floors and summary.compaction_part(p)):
+            carried = carried_text(p)
+            text = (CARRIED + summary.user_item(head_of(summary.last_item(carried[len(CARRIED):])))
+                    if carried is not None else head_of(p.content))
+            p = dataclasses.replace(p, content=text) if text != p.content else p
         parts.append(p)
+    changed = parts != list(first.parts)
     return (dataclasses.replace(first, parts=parts) if changed else first), changed
+
+
+def _with_text(first: ModelRequest, text: str) -> ModelRequest:
+    """Compaction message `first` with its texts (its own, and the updates appended to it) as one, `text`."""
+    parts: list[ModelRequestPart] = []
+    for p in first.parts:
+        if summary.compaction_part(p) and isinstance(p, UserPromptPart):
+            if not text:
+                continue
+            p, text = dataclasses.replace(p, content=text), ""
+        parts.append(p)
+    return dataclasses.replace(first, parts=parts)
 
 
 def floors_text(m: ModelMessage, users_kept: int | None = None, files_kept: bool = True) -> str | None:
@@ -108,15 +110,7 @@ def thinner(first: ModelRequest) -> Iterator[ModelRequest]:
         return
     users = len(summary.carried_users(first))
     for kept, files in [*((n, True) for n in range(users - 1, 0, -1)), (min(users, 1), False)]:
-        text = floors_text(first, kept, files) or ""
-        parts: list[ModelRequestPart] = []
-        for p in first.parts:
-            if summary.compaction_part(p) and isinstance(p, UserPromptPart):
-                p, text = dataclasses.replace(p, content=text), ""
-                if not p.content:
-                    continue
-            parts.append(p)
-        yield dataclasses.replace(first, parts=parts)
+        yield _with_text(first, floors_text(first, kept, files) or "")
 
 
 def without_records(first: ModelRequest) -> tuple[ModelRequest, bool]:

@@ -84,7 +84,6 @@ from .first_message import (
     HEAD_CHARS,
     LEFT_OUT,
     cut_to_heads,
-    head_of,
     texts_left_out,
     thinner,
     without_records,
@@ -147,9 +146,7 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
         if first is not None and (words or docs):
             # Verbatim within half of what left, else the heads of the older ones (user_messages.pick_user_messages):
             # the words never take back the room that leaving the rounds out made.
-            kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))
-            if kept and len(kept[-1].replace(summary.MIDDLE_MARK, "")) < min(len(words[-1]), HEAD_CHARS):
-                kept[-1] = head_of(words[-1])  # the newest ask, never below its first words (a short round's half)
+            kept = list(reversed(summary.pick_user_messages(words, left_out // 2)))  # the newest by its first words at least
             carried = [UserPromptPart(CARRIED + "\n".join(summary.user_item(w) for w in kept))] if kept else []
             carried += [UserPromptPart(DOCUMENTS_LEFT_OUT + "; ".join(docs) + "]")] if docs else []
             if carried:
