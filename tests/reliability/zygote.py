@@ -5,7 +5,8 @@ dozens of them. This process imports everything once, then for each request fork
 sets up its environment, working directory and output files and calls the real entry point
 (`compact_agent.cli.main()`, or the multi-turn driver). The child is a real, separate process: the
 harness stops it, inspects the disk and SIGKILLs it like any other. The zygote itself stays
-single-threaded and never starts an event loop or a client, so forking it is safe.
+single-threaded, and has no event loop or client open when it forks (the one run it streams to warm
+up, in-process, is over and closed first), so forking it is safe.
 
 Protocol (JSON lines, all keyed by a token the harness picks, never by pid, which the system
 reuses): stdin gets `{"op": "spawn", "token": t, "kind": "cli"|"drive", "argv": [...], "env":
@@ -35,10 +36,12 @@ import select
 import signal
 import socket
 import sys
+import threading
 from typing import Any
 
 # Everything a run imports, imported once here.
 import anthropic._base_client
+import httpx2
 import openai._base_client
 import pydantic_ai.models.openai  # noqa: F401
 import pydantic_ai.providers.openai  # noqa: F401
@@ -74,10 +77,55 @@ def _warm() -> None:
         importlib.import_module(name)
     ModelMessagesTypeAdapter.dump_json(ModelMessagesTypeAdapter.validate_python([]))
     _build_the_command_once()
+    _stream_a_run_once()
     # What is alive now stays alive for the zygote's life: out of the collector's sight, a child's
     # collections do not walk (and so copy) the pages of the millions of objects it inherited.
     gc.collect()
     gc.freeze()
+
+
+def _stream_a_run_once() -> None:
+    """What pydantic-ai, the openai SDK and pydantic build on a run's first request, built here: a
+    pydantic-ai agent (not the package's: none of its state is touched) streams a tool call and a
+    text reply from an OpenAI model whose transport answers in this process (no socket, no thread),
+    with the SDK's own types. The validators, serialisers, annotations and patterns they build on
+    first use are then the zygote's, shared by every child: a forked `-p` run took 0.165-0.18 s of
+    CPU without it and 0.12-0.15 s with it (9,700 pages copied on write against 8,700; 2 cores)."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from tests.fakes._http import sse_chunks
+
+    def completion(message: dict[str, Any], reason: str) -> dict[str, Any]:
+        return {"id": "warm", "created": 0, "model": "warm", "system_fingerprint": "fp_warm",
+                "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+
+    call = {"id": "call_warm", "type": "function", "function": {"name": "look", "arguments": '{"path": "a.py"}'}}
+    replies = iter([completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"),
+                    completion({"role": "assistant", "content": "done"}, "stop")])
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        events = "".join(f"data: {json.dumps(c)}\n\n" for c in sse_chunks(next(replies), include_usage=True))
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                               content=(events + "data: [DONE]\n\n").encode())
+
+    async def run() -> None:
+        async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer)) as client:
+            provider = OpenAIProvider(base_url="http://warm.invalid/v1", api_key="warm", http_client=client)
+            agent = Agent(OpenAIChatModel("warm", provider=provider))
+
+            @agent.tool_plain
+            def look(path: str) -> str:
+                return path
+
+            async with agent.run_stream("warm") as streamed:
+                await streamed.get_output()
+
+    asyncio.run(run())
+    asyncio.set_event_loop_policy(None)  # as a fresh process has it: no policy made yet
+    assert threading.active_count() == 1, "the warm run left a thread behind: forking would copy it half-made"
 
 
 def _build_the_command_once() -> None:
