@@ -132,11 +132,10 @@ def shrink_to_fit(cm: ShrinkView, view: list[ModelMessage], tokens_now: int,
     words: list[str] = []  # what the user typed in the rounds left out, carried after the first message
     docs: list[str] = []  # the documents the user attached in them, named after the words
     left_out = 0  # estimated tokens of those rounds
-    while after > limit:
-        rs = rounds.api_rounds(view[keep_first:])
-        if len(rs) <= 1:
-            break
-        cut = keep_first + rs[1][0]
+    # The rounds are found once: leaving out the oldest leaves the others' bounds as they were, less its length.
+    rs = rounds.api_rounds(view[keep_first:]) if after > limit else []
+    while after > limit and dropped + 1 < len(rs):
+        cut = keep_first + rs[dropped + 1][0] - rs[dropped][0]
         words += _typed(cm, view[keep_first:cut])
         docs += [media_size.document_name(c) for m in view[keep_first:cut] if isinstance(m, ModelRequest)
                  for p in m.parts if isinstance(p, UserPromptPart) and not isinstance(p.content, str)
