@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import json
 import os
 from pathlib import Path
 
 import pytest
 
-from compact_agent.agent.tools import checkpoint_store
+from compact_agent.agent.tools import checkpoint_store, checkpoints
 from compact_agent.agent.tools.checkpoint_store import LOG_FROM
 from compact_agent.agent.tools.checkpoints import Checkpoints
 from compact_agent.agent.tools.file_state import atomic_write_bytes
@@ -39,8 +40,14 @@ def as_saved(cps: Checkpoints) -> list[dict]:
 
 
 @pytest.fixture
-def long_session(tmp_path: Path) -> tuple[Checkpoints, Path, Path]:
-    """A session whose list is past `LOG_FROM`: the checkpoints, the project, their folder."""
+def long_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Checkpoints, Path, Path]:
+    """A session whose list is past `LOG_FROM`: the checkpoints, the project, their folder.
+
+    Its checkpoints' times are a clock's of one width: with the real one, a time's digits (a float's
+    shortest form) made the list's size, and so the saves that write it whole, differ from run to
+    run, and the log a test expects was now and then just written over (emptied) by the last save."""
+    ticks = itertools.count()
+    monkeypatch.setattr(checkpoints.time, "time", lambda: 1_765_000_000.25 + next(ticks))
     work, store = tmp_path / "work", tmp_path / "store"
     work.mkdir()
     cps = Checkpoints(store)
