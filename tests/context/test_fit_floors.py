@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 
 from compact_agent.context import ContextManager
 from compact_agent.context.compaction import summary
-from compact_agent.context.decisions import fit
+from compact_agent.context.decisions import first_message
 from compact_agent.context.decisions.fit import shrink_to_fit
 
 RECORD = "\n".join(f"step {i}: read module_{i}.py and found nothing to change there" for i in range(160))
@@ -135,7 +135,7 @@ def test_the_steps_fold_before_the_users_words_in_the_first_message_are_left_out
         text = _first_text(shrunk)
         assert "the user wrote: and update the docs too" in text  # the newest ask, a line of the fold
         assert all(u[:250] in text for u in USERS) is users_kept
-        assert (fit.LEFT_OUT in text) is not users_kept
+        assert (first_message.LEFT_OUT in text) is not users_kept
 
 
 MANY = [f"request {i}: please look at module_{i}.py and tidy the error handling there " * 3 for i in range(12)]

@@ -82,7 +82,6 @@ from ..plumbing.tool_content import CONTENT_KEY, content_text, is_tool_content, 
 from .first_message import (
     CARRIED,
     HEAD_CHARS,
-    LEFT_OUT,
     cut_to_heads,
     texts_left_out,
     thinner,
@@ -91,7 +90,7 @@ from .first_message import (
 from .thinking_out import reasoning_emptied, without_thinking
 from .view import ShrinkView
 
-__all__ = ["CARRIED", "LEFT_OUT", "shrink_event", "shrink_to_fit"]
+__all__ = ["CARRIED", "shrink_event", "shrink_to_fit"]
 
 FOLDED = markers.FOLDED
 DOCUMENTS_LEFT_OUT = ("[compact-agent: the documents the user attached in the rounds left out of this request, "
