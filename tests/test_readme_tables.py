@@ -1,6 +1,7 @@
-"""The README's headline table quotes, for ours at each window, the analyzer's per-window tables (cost
-parts, recall, stalls) that docs/analyzer.md shows and explains; the README keeps only the headline
-and sends the reader there for the tables."""
+"""The README's headline tables quote, for ours at each window, the analyzer's per-window tables (cost
+parts, recall, stalls) that docs/analyzer.md shows and explains: the cost, recall and stalls of ours,
+and the cost parts of ours and of the cheapest rival; the README sends the reader there for the whole
+tables."""
 
 from __future__ import annotations
 
@@ -31,3 +32,23 @@ def test_the_readme_summary_quotes_ours_in_each_table() -> None:
         cells = ours.split()
         cost, recall, stalls = cells[4], cells[10], cells[13]
         assert f"| {window} | ${cost}, {recall}, {stalls} |" in text, (window, ours)
+
+
+def test_the_readme_quotes_the_cost_parts_of_ours_and_the_cheapest_rival() -> None:
+    """The README's second table: hit / miss / re-read / summary of ours and of the rival its headline
+    names the cheapest, as the analyzer's tables print them."""
+    text = (ROOT / "README.md").read_text()
+    found = tables((ROOT / "docs" / "analyzer.md").read_text())
+    for window in WINDOWS:
+        rows = {line.split()[0]: line.split() for line in found[window].splitlines()[1:] if line.strip()}
+        cheapest = re.search(rf"^\| {window} \| [^|]+\| [^|]+\| ([\w-]+) \$", text, re.M)
+        assert cheapest is not None, window
+
+        def parts(name: str) -> str:
+            cells = rows[name]
+            offset = cells.index("$") + 1  # "compact" may hold two cells ("800 (8f)")
+            hit, miss, _out, summary, reread = cells[offset + 1:offset + 6]
+            return f"{hit} / {miss} / {reread} / {summary}"
+
+        rival = cheapest.group(1)
+        assert f"| {window} | {parts('ours')} | {rival}: {parts(rival)} |" in text, (window, rival)
