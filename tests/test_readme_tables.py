@@ -34,6 +34,13 @@ def test_the_readme_summary_quotes_ours_in_each_table() -> None:
         assert f"| {window} | ${cost}, {recall}, {stalls} |" in text, (window, ours)
 
 
+def parts(row: list[str]) -> str:
+    """Hit / miss / re-read / summary of a row of the analyzer's table, as the README quotes them."""
+    offset = row.index("$") + 1  # "compact" may hold two cells ("800 (8f)")
+    hit, miss, _out, summary, reread = row[offset + 1:offset + 6]
+    return f"{hit} / {miss} / {reread} / {summary}"
+
+
 def test_the_readme_quotes_the_cost_parts_of_ours_and_the_cheapest_rival() -> None:
     """The README's second table: hit / miss / re-read / summary of ours and of the rival its headline
     names the cheapest, as the analyzer's tables print them."""
@@ -43,12 +50,5 @@ def test_the_readme_quotes_the_cost_parts_of_ours_and_the_cheapest_rival() -> No
         rows = {line.split()[0]: line.split() for line in found[window].splitlines()[1:] if line.strip()}
         cheapest = re.search(rf"^\| {window} \| [^|]+\| [^|]+\| ([\w-]+) \$", text, re.M)
         assert cheapest is not None, window
-
-        def parts(name: str) -> str:
-            cells = rows[name]
-            offset = cells.index("$") + 1  # "compact" may hold two cells ("800 (8f)")
-            hit, miss, _out, summary, reread = cells[offset + 1:offset + 6]
-            return f"{hit} / {miss} / {reread} / {summary}"
-
         rival = cheapest.group(1)
-        assert f"| {window} | {parts('ours')} | {rival}: {parts(rival)} |" in text, (window, rival)
+        assert f"| {window} | {parts(rows['ours'])} | {rival}: {parts(rows[rival])} |" in text, (window, rival)
