@@ -18,6 +18,10 @@ from rich.console import Console
 from ..error_notes import RUNNING_REPLS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic_ai.messages import ModelMessage
+
     from ..agent.run.runner import AgentSession
     from ..agent.tools.checkpoint_entry import Checkpoint
     from .interrupt_keys import InterruptKeys
@@ -92,7 +96,7 @@ class RunningRepl(Protocol):
 
     async def turn(self, message: str, typed: str | None = None) -> None: ...
     async def confirm(self, question: str) -> bool: ...
-    def prompt_back(self, cp: Checkpoint) -> str: ...
+    def prompt_back(self, cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> str: ...
     def shown_prompt(self, cp: Checkpoint) -> str | None: ...
     def saved_session(self) -> str | None: ...
 

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from prompt_toolkit import PromptSession
@@ -46,6 +46,8 @@ from .work_keys import WorkKeys
 
 if TYPE_CHECKING:  # loaded in a worker thread while the prompt is up (repl_start.py)
     from pathlib import Path
+
+    from pydantic_ai.messages import ModelMessage
 
     from ..agent.run.runner import AgentSession
     from ..agent.tools.checkpoint_entry import Checkpoint
@@ -305,12 +307,11 @@ class Repl:
             shown, sent = (as_sent(line), None) if typed is not None else (line.strip(), message)
             self.sent.remember(s.session_id, cp, shown, held, sent)
 
-    def prompt_back(self, cp: Checkpoint) -> str:
-        """What the input starts with after `/rewind` to before `cp`: its prompt as shown when
-        sent. Asked before the rewind cuts the conversation."""
-        s = self.session
-        assert s is not None
-        return self.sent.give_back(s.session_id, cp, s.messages, self.pastes)
+    def prompt_back(self, cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> str:
+        """What the input starts with after `/rewind` to before `cp`: its prompt as shown when sent.
+        Asked before the rewind cuts `messages`, what `cp` indexes (`rewinding.indexed_by`)."""
+        assert self.session is not None
+        return self.sent.give_back(self.session.session_id, cp, messages, self.pastes)
 
     def shown_prompt(self, cp: Checkpoint) -> str | None:
         """The prompt of `cp` as it was shown when sent, on one line, if known (rewound_prompt.py)."""

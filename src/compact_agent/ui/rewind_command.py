@@ -16,7 +16,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from .. import secrets
-from ..agent.run.rewinding import FilesNotRestored, shown_path
+from ..agent.run.rewinding import FilesNotRestored, indexed_by, shown_path
 from ..agent.run.runner import AgentSession
 from ..agent.tools.checkpoint_retention import moved_words, names
 from ..shell_message import SHELL_HEAD
@@ -74,8 +74,10 @@ async def _rewind(s: AgentSession, args: str, c: Console) -> None:
                                   f"{goes}; the plan of those turns too{kept}{found} [y/N] "):
             c.print("nothing rewound")
             return
-    given = repl.prompt_back(target) if repl is not None else ""  # before the conversation is cut
-    shell = shell_output_of(target, s.messages) if repl is not None else None
+    # What the checkpoint indexes, before the conversation is cut: for one before a compaction, its archive.
+    indexed = indexed_by(target, s.messages, s.store.archives()) if repl is not None else None
+    given = repl.prompt_back(target, indexed) if repl is not None else ""
+    shell = shell_output_of(target, indexed) if repl is not None else None
     shows = repl is not None and _input_shows(repl)
     try:
         back = s.rewind(n)

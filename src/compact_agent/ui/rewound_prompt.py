@@ -9,8 +9,10 @@ made; a command that ran a turn (`/init`, a custom `/review src`) comes back as 
 prompt sent by an earlier run of the REPL (`--continue`) comes back the same, from the record that
 run kept of it (sent_record.py: the line shown, and its pastes taken from the conversation). One
 sent before that record was kept comes back from the conversation, whole, behind one placeholder
-when it is as large as a paste that would have been. Where none holds it (a compaction archived
-the message, or `!cmd` output went with it) the preview comes back.
+when it is as large as a paste that would have been; one sent before a compaction, from the
+transcript that compaction archived (`rewinding.indexed_by`), where a long one is whole (the
+compaction carries it cut, and its preview came back: Enter sent the first 120 characters). Where
+none holds it (that archive is gone, or `!cmd` output went with it) the preview comes back.
 """
 
 from __future__ import annotations
@@ -61,9 +63,11 @@ class SentPrompts:
             line = noted.line
         return " ".join(secrets.redact(line).split()) if line is not None else None
 
-    def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage], pastes: Pastes) -> str:
+    def give_back(self, session_id: str, cp: Checkpoint, messages: Sequence[ModelMessage] | None,
+                  pastes: Pastes) -> str:
         """What the input starts with after rewinding to before `cp`, its pastes held in `pastes`.
-        `messages`: the conversation before the rewind cuts it."""
+        `messages`: the conversation `cp` indexes, before the rewind cuts it (`rewinding.indexed_by`:
+        for a checkpoint made before a compaction, the transcript it archived); None: not known."""
         said = secrets.redact(cp.prompt)
         for index in [i for i in self.shown if i[0] == session_id and i[1] >= cp.index]:
             line, held, was = self.shown.pop(index)  # the turns rewound are gone; later ones reuse the numbers
@@ -82,18 +86,17 @@ def pastes_expanded(line: str, held: dict[str, str]) -> str:
     return Pastes(dict(held)).expand(line)
 
 
-def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage]) -> str | None:
+def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> str | None:
     """The `!cmd` output that went with `cp`'s prompt, as it went (the text before the prompt), for
     `/rewind` to hold for the next message again: it came back without it, and the message sent
-    again went without what the commands had printed. None when none went with it."""
+    again went without what the commands had printed. None when none went with it. `messages`: the
+    conversation `cp` indexes (as `SentPrompts.give_back` takes it)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from ..context.layers.snip import prompt_text
 
     said = secrets.redact(cp.prompt)
-    if cp.archive is not None:
-        return None
-    for message in messages[cp.history_len:cp.history_len + 40]:
+    for message in (messages or ())[cp.history_len:cp.history_len + 40]:
         for part in message.parts if isinstance(message, ModelRequest) else ():
             text = prompt_text(part) if isinstance(part, UserPromptPart) else None
             if text is None or not text.startswith(SHELL_HEAD):
@@ -103,16 +106,14 @@ def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage]) -> str | N
     return None
 
 
-def _sent_text(cp: Checkpoint, messages: Sequence[ModelMessage], said: str) -> str | None:
-    """The prompt of `cp` whole, from the conversation it indexes (None: not there, or not only
-    what was typed)."""
+def _sent_text(cp: Checkpoint, messages: Sequence[ModelMessage] | None, said: str) -> str | None:
+    """The prompt of `cp` whole, from the conversation it indexes (None: not known, not there, or not
+    only what was typed)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from ..context.layers.snip import prompt_text
 
-    if cp.archive is not None:  # it indexes a transcript a compaction archived
-        return None
-    for message in messages[cp.history_len:cp.history_len + 40]:  # after the hooks' context, the files attached
+    for message in (messages or ())[cp.history_len:cp.history_len + 40]:  # after the hooks' context, the files attached
         if not isinstance(message, ModelRequest):
             continue
         for part in message.parts:

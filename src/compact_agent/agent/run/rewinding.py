@@ -288,27 +288,44 @@ def _before_compaction(cp: Checkpoint, live: list[ModelMessage], live_after: int
                        ) -> tuple[list[ModelMessage], str, Path | None, bool]:
     """The conversation before checkpoint `cp`, from the archive a compaction made, what to say of
     it, the archive, and whether it came from there; when that archive cannot give it, as far back as
-    the live conversation goes. The archive is taken only when it is one of this session's own
-    (`ours`): the list of checkpoints is a file on disk, and the one it names could be any session
-    file (another project's conversation would go to the model as this one's)."""
+    the live conversation goes (`_archived` says why)."""
     archive = Path(cp.archive) if cp.archive else None
     if cp.history_len == 0:
         return [], "the conversation is back to its start, before the compaction", None, False
-    why = "no transcript was archived"
-    if archive is not None and archive.is_file() and not _one_of(archive, ours):
-        why = "the transcript it names, below, is not one this session archived"
-    elif archive is not None:
-        archived = load_session_file(archive).messages if archive.is_file() else []
-        if not archive.is_file():
-            why = "the transcript archived then, below, is missing"
-        elif len(archived) < cp.history_len or (
-                cp.anchor is not None and message_key(archived[cp.history_len - 1]) != cp.anchor):
-            why = "the transcript archived then, below, does not hold it"
-        else:
-            return archived[:cp.history_len], ("the conversation is back to before that message, from the "
-                                               "transcript archived before the compaction (the compaction is "
-                                               "undone):"), archive, True
+    archived, why = _archived(cp, ours)
+    if archived is not None:
+        return archived[:cp.history_len], ("the conversation is back to before that message, from the "
+                                           "transcript archived before the compaction (the compaction is "
+                                           "undone):"), archive, True
     kept = (list(live), "it stays as it is") if live_after is None else (
         live[:live_after], "it goes back to the first message sent since")
     return kept[0], (f"the conversation could not go back before the compaction ({why}): {kept[1]}, and still "
                      "holds that message and those after it, in its summary or kept whole"), archive, False
+
+
+def indexed_by(cp: Checkpoint, live: list[ModelMessage], ours: list[Path]) -> list[ModelMessage] | None:
+    """The conversation checkpoint `cp` indexes (its message at `cp.history_len`): the live one, or
+    for a checkpoint made before a compaction the transcript that compaction archived; None when that
+    archive cannot give it (`_archived`). The REPL finds there the prompt `/rewind` puts back whole: a
+    long prompt a compaction since carries cut came back as the checkpoint's 120-character preview."""
+    return live if cp.archive is None else _archived(cp, ours)[0]
+
+
+def _archived(cp: Checkpoint, ours: list[Path]) -> tuple[list[ModelMessage] | None, str]:
+    """The transcript the compaction after checkpoint `cp` archived, whole, or None and why not. It is
+    taken only when it is one of this session's own archives (`ours`): the list of checkpoints is a
+    file on disk, and the one it names could be any session file (another project's conversation
+    would go to the model as this one's); and only when its message before the checkpoint is the
+    one the checkpoint was made after (`cp.anchor`)."""
+    archive = Path(cp.archive) if cp.archive else None
+    if archive is None:
+        return None, "no transcript was archived"
+    if not archive.is_file():
+        return None, "the transcript archived then, below, is missing"
+    if not _one_of(archive, ours):
+        return None, "the transcript it names, below, is not one this session archived"
+    archived = load_session_file(archive).messages
+    if len(archived) < cp.history_len or (
+            cp.anchor is not None and cp.history_len and message_key(archived[cp.history_len - 1]) != cp.anchor):
+        return None, "the transcript archived then, below, does not hold it"
+    return archived, ""
