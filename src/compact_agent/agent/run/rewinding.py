@@ -308,7 +308,12 @@ def indexed_by(cp: Checkpoint, live: list[ModelMessage], ours: list[Path]) -> li
     for a checkpoint made before a compaction the transcript that compaction archived; None when that
     archive cannot give it (`_archived`). The REPL finds there the prompt `/rewind` puts back whole: a
     long prompt a compaction since carries cut came back as the checkpoint's 120-character preview."""
-    return live if cp.archive is None else _archived(cp, ours)[0]
+    if cp.archive is None:
+        return live
+    try:
+        return _archived(cp, ours)[0]
+    except OSError:  # unreadable: the rewind, which reads it again, says so; the preview comes back
+        return None
 
 
 def _archived(cp: Checkpoint, ours: list[Path]) -> tuple[list[ModelMessage] | None, str]:
