@@ -306,6 +306,10 @@ def test_a_setting_under_hooks_or_mcp_servers_is_that_setting(files):
     ('[hooks]\nPreKompact = "x"\n', "unknown hook event 'PreKompact'"),
     ('[hooks]\nPreCompact = [{command = "x", timeout = -1}]\n', "hooks.PreCompact: timeout must be"),
     ('[mcp_servers.docs]\nargs = ["a"]\n', "mcp_servers.docs: give either command"),
+    # An address no client reaches: the library took it, and its words quoted the password.
+    ('[mcp_servers.docs]\nurl = "localhost:8000/mcp"\n', "mcp_servers.docs.url: 'localhost:8000/mcp' is not an http://"),
+    ('[mcp_servers.docs]\nurl = "http//bob:pw9secret@h:1/mcp"\n', "mcp_servers.docs.url: 'http//bob:***@h:1/mcp' is not"),
+    ('[mcp_servers.docs]\nurl = "http://h:99999/mcp"\n', "its port is not a number from 0 to 65535"),
     ("allow_bash = 3\n", "bad value for allow_bash"),
     ("deny_bash = [3]\n", "bad value for deny_bash"),
     ("hook_timeout_s = 0\n", "bad value for hook_timeout_s"),
@@ -319,7 +323,7 @@ def test_every_config_error_names_its_file(files, text, says):
         load(project)
     line = str(info.value)
     assert str(project / ".compact-agent.toml") in line and str(user) not in line and says in line, line
-    assert "\n" not in line
+    assert "\n" not in line and "pw9secret" not in line
 
 
 def test_a_bad_hook_from_the_environment_names_the_variable(files, monkeypatch):

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .addresses import address_problem
 from .cli_help import fail
 from .error_text import first_line
 from .ui.visible import visible
@@ -28,24 +29,13 @@ def url_problem(url: str | None) -> str | None:
 
     if url is None:
         return None
-    shown = shown_url(url)
-    if held := ("a line break" if any(c in "\r\n" for c in url) else "a control character" if any(
-            ord(c) < 0x20 or ord(c) == 0x7F for c in url) else "a space" if any(c.isspace() for c in url) else ""):
-        # The parser drops some of these; the HTTP client refused them in its own words, exit 1.
-        return f"{quoted(shown)} is not an address (it holds {held}; e.g. http://localhost:8000/v1)"
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError as e:
-        reason = ("an IPv6 host's [ has no closing ]" if "IPv6" in str(e)
-                  else "its port is not a number from 0 to 65535" if "ort" in str(e) else "it cannot be read")
-        return f"{quoted(shown)} is not an address ({reason}; e.g. http://localhost:8000/v1)"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{quoted(shown)} is not an http:// or https:// address (e.g. http://localhost:8000/v1)"
+    if (bad := address_problem(url, "http://localhost:8000/v1")) is not None:
+        return bad
+    parts = urlsplit(url)
     if (path := parts.path.rstrip("/")).endswith(_CHAT):
         # The client appends the endpoint's path: requests went to …/chat/completions/chat/completions (a 404).
         base = shown_url(parts._replace(path=path.removesuffix(_CHAT)).geturl())
-        return (f"{quoted(shown)} is the chat endpoint itself; give the address it is under, {base} "
+        return (f"{quoted(shown_url(url))} is the chat endpoint itself; give the address it is under, {base} "
                 f"(the client adds {_CHAT})")
     return None
 

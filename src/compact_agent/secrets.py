@@ -115,10 +115,14 @@ def hide_url_passwords(text: str) -> str:
 def shown_url(url: str) -> str:
     """`url` as it may be shown, also when it is no well-formed address (a --base-url about to be
     refused): then everything between `://` and the last `@` before the query is taken for the
-    userinfo, so a password with a `/` or a `[` in it is hidden too."""
+    userinfo, so a password with a `/` or a `[` in it is hidden too. Without `://` at all (`http//`
+    typed for `http://`, or no scheme: `bob:pw@host/v1`), what follows the first `:` of the name
+    before the last `@` is taken for a password (the name is what follows the last `/` before that `:`)."""
     from urllib.parse import urlsplit
 
     scheme, sep, rest = url.partition("://")
+    if not sep:
+        return hide_url_passwords(_schemeless_userinfo_hidden(url))
     authority = re.split(r"[?#]", rest, maxsplit=1)[0]
     try:
         urlsplit(url).port  # noqa: B018 - raises on what is no address
@@ -131,6 +135,19 @@ def shown_url(url: str) -> str:
         shown = f"{user}:***" if colon and "/" not in user and "[" not in user else "***"
         url = f"{scheme}://{shown}@{after}{rest[len(authority):]}"
     return hide_url_passwords(url)
+
+
+def _schemeless_userinfo_hidden(text: str) -> str:
+    """`text`, an address typed without `://`, with what may be its password hidden (`shown_url`)."""
+    parts = re.split(r"([?#])", text, maxsplit=1)
+    before, after = parts[0], "".join(parts[1:])
+    if "@" not in before:
+        return text
+    info, _, host = before.rpartition("@")
+    colon = info.find(":")
+    if colon < 0:  # a name alone may be a token
+        return f"{info[:info.rfind('/') + 1]}***@{host}{after}"
+    return f"{info[:colon]}:***@{host}{after}"
 
 
 def _url_secrets(url: str) -> list[str]:

@@ -40,7 +40,7 @@ import platformdirs
 from pydantic import ValidationError
 
 from .config import LISTS, GivenOnly, Settings
-from .secrets import hide_url_passwords
+from .secrets import hide_url_passwords, shown_url
 from .setting_names import ALIASES, FILE_ONLY, unknown_setting, unknown_variables
 from .setting_values import Bad, bad_values, said, shown, toml_text
 from .settings_checks import (
@@ -317,7 +317,7 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
     from .settings_table import unset
 
     rows: list[tuple[str, str, str]] = []
-    data = loaded.settings.model_dump(warnings=False)  # /config may show a value in words ("none")
+    data = _addresses_shown(loaded.settings.model_dump(warnings=False))  # /config may show a value in words ("none")
     for key in Settings.model_fields:
         value = data[key]
         src = loaded.sources.get(key, "default")
@@ -334,6 +334,18 @@ def describe(loaded: Loaded) -> list[tuple[str, str, str]]:
             continue
         rows.append((key, _short(str(getattr(loaded.settings, key)) if key == "prices" and value else value), src))
     return rows
+
+
+def _addresses_shown(data: dict[str, Any]) -> dict[str, Any]:
+    """The settings with base_url and each MCP server's url as `shown_url` shows them: also an address
+    typed without `://` (`http//user:pw@host`), which no search of the text for addresses finds."""
+    data = dict(data)  # the settings' own tables stay as they are
+    if isinstance(data.get("base_url"), str):
+        data["base_url"] = shown_url(data["base_url"])
+    if isinstance(servers := data.get("mcp_servers"), dict):
+        data["mcp_servers"] = {name: {**entry, "url": shown_url(entry["url"])} if isinstance(entry, dict)
+                               and isinstance(entry.get("url"), str) else entry for name, entry in servers.items()}
+    return data
 
 
 def _short(value: Any, n: int = 70) -> str:
@@ -353,7 +365,7 @@ def render(loaded: Loaded, as_json: bool = False, width: int | None = None, sess
     files = loaded.files
     if as_json:  # values keep their types (13000, true, null), not the table's text
         data = loaded.settings.model_dump(mode="json", warnings=False)  # prices "none" are held as words
-        data = json.loads(hide_url_passwords(json.dumps(data)))  # a password in base_url or an MCP url
+        data = json.loads(hide_url_passwords(json.dumps(_addresses_shown(data))))  # a password in base_url or an MCP url
         typed = {key: {"value": data[key], "source": loaded.sources.get(key, "default")} for key in Settings.model_fields}
         for key, found in loaded.rule_sources.items():
             typed[key]["rules"] = [{"rule": rule, "source": where} for rule, where in found]

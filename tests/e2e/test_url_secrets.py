@@ -20,6 +20,9 @@ SECRET = "s3cretpw"
     (f"ftp://user:{SECRET}@host/v1", "'ftp://user:***@host/v1' is not an http:// or https:// address"),
     (f"http://{SECRET}@[bad/v1", "'http://***@[bad/v1' is not an address"),  # a token as the user name
     (f"http://[bad/v1?api_key={SECRET}", "'http://[bad/v1?api_key=***' is not an address"),
+    # Typed without `://`: a colon left out, or no scheme at all.
+    (f"http//user:{SECRET}@host/v1", "'http//user:***@host/v1' is not an http:// or https:// address"),
+    (f"user:{SECRET}@host:9/v1", "'user:***@host:9/v1' is not an http:// or https:// address"),
 ])
 def test_a_malformed_base_url_is_refused_without_its_secrets(cli, url, shown):
     cli.home.mkdir(parents=True, exist_ok=True)
@@ -50,6 +53,17 @@ def test_every_secret_form_of_an_address_is_hidden():
     assert hide_url_passwords("http://host/v1 then mail me@example.org") == "http://host/v1 then mail me@example.org"
     assert shown_url("http://u:pa/ss@host:1/v1") == "http://u:***@host:1/v1"  # no address: the last @ ends it
     assert shown_url("http://host/v1/@me") == "http://host/v1/@me"  # an address: an @ in its path is no userinfo
+    # Without `://`, what follows the name's first colon up to the last @ is taken for a password.
+    assert shown_url("http//bob:pa/ss@host:9/v1?key=k") == "http//bob:***@host:9/v1?key=***"
+    assert shown_url("http//ghp_token123@host/v1") == "http//***@host/v1"
+    assert shown_url("localhost:8000/v1") == "localhost:8000/v1"
+
+
+def test_openai_base_url_typed_without_its_colon_is_suggested_without_its_password(cli):
+    """With no key, the line suggests passing the variable's address as --base-url: it quoted it whole."""
+    res = cli("-p", "x", "-m", "gpt-4o", env={"OPENAI_BASE_URL": f"http//bob:{SECRET}@127.0.0.1:9/v1"})
+    assert res.code != 0 and "pass --base-url http//bob:***@127.0.0.1:9/v1 instead" in res.stderr, res.stderr
+    assert SECRET not in res.stdout + res.stderr
 
 
 def test_a_working_address_keeps_its_secrets_out_of_errors_and_config(cli):

@@ -10,9 +10,8 @@
     compactable = false                      # keep this server's results out of microcompact
     allow_tools = ["search"]                 # its tools that run unasked (mcp_calls.py); `*`: all
 
-Servers are connected once per session (not once per turn: a stdio server keeps its state and
-its start-up cost is paid once) and a server that fails to start is reported in one line and
-left out; the session goes on without it. Tools are exposed as `<server>_<tool>`.
+Servers are connected once per session (a stdio server keeps its state, its start-up paid once) and
+one that fails to start is reported in one line and left out. Tools are exposed as `<server>_<tool>`.
 
 The servers' instructions (and their tool names) are *declared in the conversation*, not in the
 system prompt: a server that connects or changes later then appends a small delta instead of
@@ -36,6 +35,7 @@ from typing import Any
 
 from pydantic_ai.toolsets import CombinedToolset
 
+from ...addresses import address_problem
 from ...config import Settings
 from ...setting_names import closest, meant
 from ...setting_values import shown
@@ -51,9 +51,8 @@ from .mcp_names import BUILT_IN, offer
 from .mcp_results import Media
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-#: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`, read as
-#: `mcpServers`), taken and not needed: the transport follows from `command` or `url`. Any other key
-#: is a mistake to say (`timout = 5` was ignored without a word, and the server kept the default).
+#: The keys a server takes, as the docs list them; `type` is Claude Code's (`.mcp.json`'s `mcpServers`), taken and
+#: not needed. Any other key is a mistake to say (`timout = 5` was ignored without a word, the default kept).
 KEYS = ("command", "args", "env", "cwd", "url", "headers", "compactable", "instructions", "timeout", "tool_timeout",
         *RULE_KEYS)
 _TOLERATED = ("type",)
@@ -152,7 +151,8 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
     for key in ("command", "url", "cwd"):  # a number there could never start a server
         if spec.get(key) is not None and not isinstance(spec[key], str):
             found.append((f"{at}.{key}", f"expected a string, not {shown(spec[key])}"))
-    if (why := _unset(spec.get("url"))) is not None:
+    url = spec.get("url")  # an address no client reaches is said now (the library's words quoted its password)
+    if why := _unset(url) or (isinstance(url, str) and address_problem(_expand(url), "http://localhost:8000/mcp")):
         found.append((f"{at}.url", why))
     args = spec.get("args")
     if args is not None and not isinstance(args, list):
