@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, user_messages
 from tests.ui.test_typed_prompt_kill import saved
@@ -40,10 +41,18 @@ def killed_while_starting(cli, *args: str) -> None:
         proc.communicate()
 
 
+#: The sockets holding the ports `dead_endpoint` gave, for the life of the test process.
+_HELD: list[socket.socket] = []
+
+
 def dead_endpoint() -> str:
-    """The address of a server that has stopped: nothing answers there."""
-    with FakeOpenAIServer(lambda req: Reply.text("never")) as gone:
-        return gone.base_url
+    """An address where nothing answers: a port bound and never listened on, which refuses every
+    connection and which no other server can take while this process holds it. A stopped server's
+    port was free to reuse, and now and then another test's fake server took it and answered."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    _HELD.append(held)
+    return f"http://127.0.0.1:{held.getsockname()[1]}/v1"
 
 
 def test_a_run_killed_while_starting_is_continued_with_the_options_it_was_started_with(cli):
