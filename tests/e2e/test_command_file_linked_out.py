@@ -34,3 +34,20 @@ def test_a_command_file_that_links_out_of_the_project_is_not_sent(cli, tmp_path)
     assert inside.code == 0 and len(server.requests) == 1
     assert last_user(server.requests[0]) == "Explain calc.py."
     assert "KEEP-ME-HOME" not in helped.stdout and "KEEP-ME-HOME" not in str(server.requests[0].messages)
+
+
+def test_a_command_file_that_links_to_a_file_the_file_tools_may_not_read_is_not_sent(cli) -> None:
+    """Inside the project, but a link to what `deny_paths` keeps from the model: the .env a repository
+    could not ship, which the user writes after cloning it."""
+    (cli.cwd / ".env").write_text("DB_PASSWORD=HUNTER2DOTENV\n")
+    commands = cli.cwd / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").symlink_to(cli.cwd / ".env")
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "config.toml").write_text('deny_paths = [".env"]\n')
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        linked = cli("-p", "/review x", *fake(server))
+    assert linked.code == 1 and linked.stderr == (
+        f"compact-agent: /review is not run: {commands / 'review.md'} links to {(cli.cwd / '.env').resolve()}, "
+        "which the file tools may not read (deny rule '.env')\n"), linked.stderr
+    assert not server.requests

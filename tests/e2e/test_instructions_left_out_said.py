@@ -39,3 +39,33 @@ async def test_the_repl_says_it_at_start(tmp_path: Path) -> None:
     run = await drive(tmp_path, lambda req: Reply.text("ok"), [])
     assert (f"warning: CLAUDE.md is left out of the instructions: it links to {rules}, outside the repository "
             "(instruction files are read only from inside it)") in " ".join(run.out.split()), run.out
+
+
+def test_a_file_the_file_tools_may_not_read_is_left_out_a_link_to_it_too(cli: Cli) -> None:
+    """A repository may commit `AGENTS.md -> .env` (and a folder's `CLAUDE.md -> ../secrets.txt`)
+    before the user writes their .env: the file went to the provider with every request, past the
+    user's `deny_paths`, while read_file refused it."""
+    (cli.cwd / ".git").mkdir()
+    (cli.cwd / ".env").write_text("DB_PASSWORD=HUNTER2DOTENV")
+    (cli.cwd / "secrets.txt").write_text("SECRETS_TXT_MARKER")
+    (cli.cwd / "AGENTS.md").symlink_to(".env")
+    sub = cli.cwd / "sub"
+    sub.mkdir()
+    (sub / "CLAUDE.md").symlink_to("../secrets.txt")
+    (sub / "AGENTS.md").write_text("SAY OTTER")  # a file of its own, read as ever
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "config.toml").write_text('deny_paths = [".env", "secret*"]\n')
+    in_sub = Cli(home=cli.home, cwd=sub, zygote=cli.zygote)
+    with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
+        r = in_sub("-p", "hi", "--model", "fake-model", "--base-url", server.base_url, "--api-key", "k")
+        sent = server.requests[0].all_text()
+    assert r.code == 0, r.stderr
+    assert "HUNTER2DOTENV" not in sent and "SECRETS_TXT_MARKER" not in sent and "SAY OTTER" in sent
+    root = cli.cwd.resolve()
+    assert r.stderr == (
+        f"compact-agent: warning: {root / 'AGENTS.md'} is left out of the instructions: it links to {root / '.env'}, "
+        "which the file tools may not read (deny rule '.env')\n"
+        f"compact-agent: warning: CLAUDE.md is left out of the instructions: it links to {root / 'secrets.txt'}, "
+        "which the file tools may not read (deny rule 'secret*')\n"), r.stderr
+    for session in in_sub.sessions():
+        assert "HUNTER2DOTENV" not in session.read_text()

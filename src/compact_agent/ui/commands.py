@@ -161,7 +161,7 @@ async def _memory(s: AgentSession, args: str, c: Console) -> None:
     # Read when the session starts, for a system prompt that stays the same (and cached) to its end:
     # a file written since (/init) is named as such, not taken for missing.
     loaded = {p.resolve() for p in paths}
-    found = instruction_files(s.cwd)
+    found = instruction_files(s.cwd, s.permissions)
     written = [p for p in found.paths if p.resolve() not in loaded]
     every = [*paths, *written]
     if not every and args.strip():

@@ -9,6 +9,7 @@ What a command file may be (a regular file inside the project, no larger than a 
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -115,11 +116,13 @@ def custom_command(cwd: Path, name: str) -> Path | None:
 COMMAND_FILE_CAP = 40_000
 
 
-def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
+def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4, refused: Callable[[Path], str | None] | None = None
+                 ) -> str:
     """The text of the custom command file `path` (at most `cap` bytes), read as instruction files
     are: only a regular file that resolves inside the project (the repository of the folder whose
     command folders hold it, else that folder). A cloned repository's `.claude/commands/review.md`
     may be a link to `~/.aws/credentials`: typing /review would send it whole as the user's message.
+    Nor one the file tools may not read (`refused`: options.unreadable), which it may link to as well.
     Raises `CommandError`, in one line, for one that cannot be used."""
     from ..agent.integrations.instructions import repo_root
     from ..agent.safety.permissions import is_within
@@ -136,6 +139,10 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4) -> str:
     if not is_within(real, fence):
         raise CommandError(f"/{name} is not run: {path} links to {real}, outside the project (a command's "
                            "file is read only from inside it)")
+    if refused is not None and (why := refused(real)) is not None:
+        where = (f"{path} links to {real}, which the file tools may not read" if path.is_symlink()
+                 else f"the file tools may not read {path}")
+        raise CommandError(f"/{name} is not run: {where} ({why})")
     try:
         data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
     except NotRegular:  # opened without blocking (a FIFO's open waits for no writer), and not read
@@ -180,12 +187,12 @@ def _description(path: Path) -> str:
     return ""
 
 
-def custom_prompt(path: Path, args: str) -> str:
+def custom_prompt(path: Path, args: str, refused: Callable[[Path], str | None] | None = None) -> str:
     """A custom command's prompt: the file's text (front matter dropped; `$ARGUMENTS` becomes what
     followed the command, else the arguments go after it). Raises `CommandError` when it cannot be
     used (`command_text`), or when it is blank: a file of front matter alone sent an empty message,
     which the provider refused, and every later message of the session with it."""
-    text = command_text(path)
+    text = command_text(path, refused=refused)
     front = text.startswith("---\n") and "\n---\n" in (text[3:] + "\n")  # a closing line with no newline too
     if front:
         text = (text[3:] + "\n").split("\n---\n", 1)[1]
@@ -199,7 +206,9 @@ def custom_prompt(path: Path, args: str) -> str:
 
 async def run_custom(s: AgentSession, path: Path, args: str, c: Console) -> None:
     """A custom command (`custom_prompt`), sent as a turn of its own."""
-    prompt = custom_prompt(path, args)
+    from ..agent.run.options import unreadable
+
+    prompt = custom_prompt(path, args, unreadable(s.permissions))
     repl = current_repl()
     s.command_file = True  # the project's words, not the user's: what they name attaches inside the fence only
     try:

@@ -265,13 +265,14 @@ async def run_print(opts: SessionOptions, prompt: str, output_format: str = "tex
         return _failed(run, refusal, None, code=2)
     command = None  # a custom command line whose file's text alone is the prompt: its turn listed as typed later
     if custom is not None:
+        from ..agent.run.options import unreadable_before
         from .command_registry import CommandError
         from .custom_commands import custom_prompt
 
         path, args, more = custom
         piped = prompt[len(said):] if typed and prompt.startswith(typed) else ""
         try:  # as if typed (@path in it attaches); what was piped after it, or all of stdin with `-p -`, attaches nothing
-            prompt, typed = (text := custom_prompt(path, args)) + more + piped, (None if typed is None or typed and not piped else text + (more if typed else ""))
+            prompt, typed = (text := custom_prompt(path, args, unreadable_before(opts))) + more + piped, (None if typed is None or typed and not piped else text + (more if typed else ""))
         except CommandError as e:
             return _failed(run, str(e), None)
         command = None if more or piped else said.strip()  # lines after it, or piped in: the line would hide them

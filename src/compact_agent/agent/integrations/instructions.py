@@ -12,7 +12,8 @@ file is read only when it resolves inside the repository (the user-level file: i
 config dir), only when it is a regular file, and only as much of it as there is room for. A
 provider key written in one (how to run the project's tests) goes out redacted, as the file read
 with read_file would. A file left out is said, one line each (`left_out`): the user who wrote a
-`CLAUDE.md -> ~/notes/rules.md` would otherwise find its rules silently missing.
+`CLAUDE.md -> ~/notes/rules.md` would otherwise find its rules silently missing. Nor is a project's
+file the file tools may not read (`deny_paths`, compact-agent's own data), a link to one included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import unicodedata
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,7 +88,11 @@ def search_dirs(cwd: Path) -> list[Path]:
     return list(reversed(chain))
 
 
-def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
+def load_instructions(cwd: Path, user_dir: Path | None,
+                      refused: Callable[[Path], str | None] | None = None) -> Instructions:
+    """The instruction files' text (see the module's docstring). `refused`: why the file tools may not
+    read a resolved path, in a few words (`deny rule '.env'`), asked of each project file: a repository's
+    `AGENTS.md -> .env` sent a file the user had deny-listed with every request."""
     dirs = search_dirs(cwd.resolve())
     candidates = [(user_dir / n, user_dir.resolve()) for n in NAMES] if user_dir is not None else []
     candidates += [(d / n, dirs[0]) for d in dirs for n in NAMES]
@@ -115,6 +121,11 @@ def load_instructions(cwd: Path, user_dir: Path | None) -> Instructions:
                 where = "the user config folder" if user else "the repository"
                 left_out.append(f"{shown} is left out of the instructions: it links to {real}, outside {where} "
                                 "(instruction files are read only from inside it)")
+            continue
+        if not user and refused is not None and (why := refused(real)) is not None:
+            left_out.append(f"{shown} is left out of the instructions: " + (
+                f"it links to {real}, which the file tools may not read ({why})" if p.is_symlink()
+                else f"the file tools may not read it ({why})"))
             continue
         seen.add(real)
         try:

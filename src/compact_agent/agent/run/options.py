@@ -6,6 +6,7 @@ talks to a model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # the REPL shows its prompt before pydantic-ai is imported
     from pydantic_ai.models import Model
 
     from ...settings_file import Loaded
-    from ..safety.permissions import AskFn
+    from ..safety.permissions import AskFn, Permissions
 
 SYSTEM_PROMPT = """You are compact-agent, a coding assistant working in the user's project through tools.
 - Use read_file, grep and glob to look before you change anything; edit_file needs a prior read_file.
@@ -70,10 +71,32 @@ class SessionOptions:
     config: Loaded | None = None  # the settings as loaded at start, with each one's source (/config)
 
 
-def instruction_files(cwd: Path) -> Instructions:
+def instruction_files(cwd: Path, permissions: Permissions | None = None) -> Instructions:
     """The user-level file, then AGENTS.md / CLAUDE.md from the repository root down to `cwd`, with
-    a line for each file there that is left out, and why."""
-    return load_instructions(cwd, user_config_path().parent)
+    a line for each file there that is left out, and why; none the file tools of `permissions` may
+    not read (`unreadable`)."""
+    return load_instructions(cwd, user_config_path().parent, None if permissions is None else unreadable(permissions))
+
+
+def unreadable_before(opts: SessionOptions) -> Callable[[Path], str | None]:
+    """`unreadable` for a session of `opts` not made yet (print mode reads a custom command's file
+    first): its settings' `deny_paths` and compact-agent's own data, as its file tools will hold them."""
+    from ..safety.permissions import Permissions
+
+    st = opts.settings
+    return unreadable(Permissions(opts.cwd, "deny", extra_dirs=[Path(d) for d in st.extra_dirs],
+                                  deny_paths=st.deny_paths, private_dirs=private_dirs(opts.home)))
+
+
+def unreadable(permissions: Permissions) -> Callable[[Path], str | None]:
+    """Why the file tools may not read a resolved path whatever the mode, in a few words (`deny rule
+    '.env'`), or None: asked of a project's instruction and command files, which no tool call reads
+    (a repository's `AGENTS.md -> .env` went with every request, past the user's `deny_paths`)."""
+    def why(real: Path) -> str | None:
+        if rule := permissions.deny_rule(real):
+            return f"deny rule {rule!r}"
+        return "compact-agent's own data" if permissions.is_private(real) else None
+    return why
 
 
 def private_dirs(home: Path | None = None) -> list[Path]:

@@ -213,7 +213,7 @@ class AgentSession:
         self.limits = self.cm.limits  # the server's smaller window, where the session learned it (state.py)
         if (line := buffer_note(self)) is not None:
             self.warnings.append(line)
-        found = instruction_files(self.cwd)
+        found = instruction_files(self.cwd, self.permissions)  # none the file tools may not read
         self.instructions, self.instructions_paths = found.text, found.paths
         self.warnings += found.left_out  # a file left out is said at start, as /memory says it
         self.retry = TransientRetry(retries=self.settings.transient_retries, on_retry=self._on_retry,
