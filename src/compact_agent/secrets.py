@@ -116,8 +116,8 @@ def shown_url(url: str) -> str:
     """`url` as it may be shown, also when it is no well-formed address (a --base-url about to be
     refused): then everything between `://` and the last `@` before the query is taken for the
     userinfo, so a password with a `/` or a `[` in it is hidden too. Without `://` at all (`http//`
-    typed for `http://`, or no scheme: `bob:pw@host/v1`), what follows the first `:` of the name
-    before the last `@` is taken for a password (the name is what follows the last `/` before that `:`)."""
+    typed for `http://`, or no scheme: `bob:pw@host/v1`), all from the first `:` to the last `@` before
+    the query is taken for a password, and a name alone before an `@` for a token."""
     from urllib.parse import urlsplit
 
     scheme, sep, rest = url.partition("://")

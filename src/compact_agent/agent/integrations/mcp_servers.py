@@ -152,7 +152,7 @@ def _problems(name: str, spec: Any) -> list[tuple[str, str]]:
         if spec.get(key) is not None and not isinstance(spec[key], str):
             found.append((f"{at}.{key}", f"expected a string, not {shown(spec[key])}"))
     url = spec.get("url")  # an address no client reaches is said now (the library's words quoted its password)
-    if why := _unset(url) or (isinstance(url, str) and address_problem(_expand(url), "http://localhost:8000/mcp")):
+    if why := _unset(url) or (isinstance(url, str) and url and address_problem(_expand(url), "http://localhost:8000/mcp")):
         found.append((f"{at}.url", why))
     args = spec.get("args")
     if args is not None and not isinstance(args, list):
