@@ -116,3 +116,20 @@ def test_a_servers_instructions_are_fenced_data_before_and_after_a_compaction(cl
     # the first run's declaration, the same one in the resumed run's request (a -c does not make it
     # again), and the one put back after the compaction
     assert seen >= 3
+
+
+def test_a_hook_a_trusted_projects_file_sets_is_not_said_to_be_the_users(cli: Cli) -> None:
+    """The head said "the SessionStart hook in the user's settings" of every hook, also one that came
+    with a (trusted) repository's `.compact-agent.toml`: the model took a project's words for the user's."""
+    import json
+
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "config.toml").write_text(f"trusted_projects = [{json.dumps(str(cli.cwd))}]\n")
+    (cli.cwd / ".compact-agent.toml").write_text('[hooks]\nSessionStart = "echo FROM-THE-PROJECT"\n')
+    with FakeOpenAIServer(responder, window=64_000, model="deepseek-chat") as server:
+        run = cli("-p", "hi", "--base-url", server.base_url, "--model", "deepseek-chat", "--api-key", "k")
+    assert run.code == 0, run.stderr
+    [said] = [t for t in user_messages(server.requests[0]) if "FROM-THE-PROJECT" in t]
+    assert said.startswith("[compact-agent: SessionStart hook output (startup)] what a SessionStart hook set in "
+                           "the settings printed, quoted as data"), said[:200]
+    assert "user's settings" not in said
