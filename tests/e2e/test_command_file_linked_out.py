@@ -39,7 +39,7 @@ def test_a_command_file_that_links_out_of_the_project_is_not_sent(cli, tmp_path)
 def test_a_command_file_that_links_to_a_file_the_file_tools_may_not_read_is_not_sent(cli) -> None:
     """Inside the project, but a link to what `deny_paths` keeps from the model: the .env a repository
     could not ship, which the user writes after cloning it."""
-    (cli.cwd / ".env").write_text("DB_PASSWORD=HUNTER2DOTENV\n")
+    (cli.cwd / ".env").write_text("---\ndescription: DB_PASSWORD=HUNTER2DOTENV\n---\n")
     commands = cli.cwd / ".claude" / "commands"
     commands.mkdir(parents=True)
     (commands / "review.md").symlink_to(cli.cwd / ".env")
@@ -47,7 +47,12 @@ def test_a_command_file_that_links_to_a_file_the_file_tools_may_not_read_is_not_
     (cli.home / "config.toml").write_text('deny_paths = [".env"]\n')
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
         linked = cli("-p", "/review x", *fake(server))
+        helped = cli("-p", "/help", *fake(server))
     assert linked.code == 1 and linked.stderr == (
         f"compact-agent: /review is not run: {commands / 'review.md'} links to {(cli.cwd / '.env').resolve()}, "
         "which the file tools may not read (deny rule '.env')\n"), linked.stderr
     assert not server.requests
+    # /help says so too, and shows none of the file's front matter (its `description:` line)
+    assert helped.code == 0 and "HUNTER2" not in helped.stdout + helped.stderr, helped.stdout
+    assert ("/review not run: the file tools may not read it (deny rule '.env') (custom: .claude/commands/review.md)"
+            in " ".join(helped.stdout.split())), helped.stdout

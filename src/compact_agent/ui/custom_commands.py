@@ -155,25 +155,28 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4, refused: Callable[
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
-def described(path: Path) -> str:
+def described(path: Path, refused: Callable[[Path], str | None] | None = None) -> str:
     """The `description:` a custom command's front matter gives (as Claude Code's command files
     carry one), for /help; '' without one, or for a file that cannot be read. /help showed the
-    file's path alone. One whose file is not a regular file says so: it is not run. The other files
-    of its name (`also_named`) are said after it, not run: a `.claude/commands/git/commit.md` beside
-    ours was left out without a word."""
+    file's path alone. One whose file is not a regular file says so: it is not run; so does one the
+    file tools may not read (`refused`, as `command_text` asks it), whose front matter is not shown. The
+    other files of its name (`also_named`) are said after it, not run: a `.claude/commands/git/commit.md`
+    beside ours was left out without a word."""
     if path.exists() and not path.is_file():  # looked at, not opened: a FIFO's open would wait
         return f"not run: {_kind(path)}"
     place = _place(path)
     others = "; ".join(f"{o.relative_to(place[0]) if place else o}, /{name_of(path)} too, is not run"
                        for o in also_named(path))
-    about = _description(path)
+    about = _description(path, refused)
     return f"{about}; {others}" if about and others else about or others
 
 
-def _description(path: Path) -> str:
+def _description(path: Path, refused: Callable[[Path], str | None] | None) -> str:
     try:
+        if refused is not None and (why := refused(path.resolve())) is not None:
+            return f"not run: the file tools may not read it ({why})"
         head = command_text(path, 4096)
-    except CommandError:
+    except (CommandError, OSError, RuntimeError):  # a link that loops resolves to nothing
         return ""
     if not head.startswith("---\n") or "\n---" not in head[3:]:
         return ""

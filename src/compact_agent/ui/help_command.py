@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from ..agent.run.options import unreadable
 from .command_registry import COMMANDS, REPL_ONLY, built_in_names, command
 from .custom_commands import CUSTOM_DIRS, custom_commands, described
 
@@ -67,7 +68,7 @@ def _table(s: AgentSession, width: int, leave_out: Container[str] = (), words: M
         said = (words or {}).get(name, COMMANDS[name].help)
         rows.append((f"/{name}" + (exit_names if name == "exit" else ""), Text(said)))
     for name, path in custom_commands(s.cwd).items():
-        about = described(path)
+        about = described(path, unreadable(s.permissions))
         where = f"custom: {path.relative_to(s.cwd)}"
         rows.append((f"/{name}", Text(f"{about} ({where})" if about else where)))
     for path in built_in_names(s.cwd, CUSTOM_DIRS):  # a Claude Code project's plan.md: never run, unsaid
