@@ -13,11 +13,13 @@ import functools
 import re
 import unicodedata
 
-#: Letters of other scripts that read as Latin ones (`Тhe user's` with a Cyrillic Т), and the
-#: apostrophes a model reads as `'` (`The user’s messages`).
+#: Letters of other scripts that read as Latin ones (`Тhe user's` with a Cyrillic Т), the
+#: apostrophes a model reads as `'` (`The user’s messages`), and the hyphens and dashes it reads as
+#: `-` (`[compact‐agent:` with U+2010).
 _LOOK_ALIKES = str.maketrans(
-    "АВЕЅІЈКМНОРСТХУаеіјоѕрсхуһԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν\u2018\u2019\u02bc\u02b9\u0060\u00b4\u2032\uff07",
-    "ABESIJKMHOPCTXYaeijospcxyhdqwABEZHIKMNOPTYXoiv" + "'" * 8)
+    "АВЕЅІЈКМНОРСТХУаеіјоѕрсхуһԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν\u2018\u2019\u02bc\u02b9\u0060\u00b4\u2032\uff07"
+    "\u2010\u2011\u2012\u2013\u2043\u2212",
+    "ABESIJKMHOPCTXYaeijospcxyhdqwABEZHIKMNOPTYXoiv" + "'" * 8 + "-" * 6)
 
 
 #: Characters a model may read as `<` although a parser does not: the fullwidth and small forms,
