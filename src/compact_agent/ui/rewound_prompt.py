@@ -18,7 +18,7 @@ none holds it (that archive is gone, or `!cmd` output went with it) the preview 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,16 +91,9 @@ def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> 
     `/rewind` to hold for the next message again: it came back without it, and the message sent
     again went without what the commands had printed. None when none went with it. `messages`: the
     conversation `cp` indexes (as `SentPrompts.give_back` takes it)."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    from ..context.layers.snip import prompt_text
-
     said = secrets.redact(cp.prompt)
-    for message in (messages or ())[cp.history_len:cp.history_len + 40]:
-        for part in message.parts if isinstance(message, ModelRequest) else ():
-            text = prompt_text(part) if isinstance(part, UserPromptPart) else None
-            if text is None or not text.startswith(SHELL_HEAD):
-                continue
+    for text in _prompts_after(cp, messages):
+        if text.startswith(SHELL_HEAD):
             cuts = [m.start() for m in re.finditer("\n\n", text)]
             return next((text[:at] for at in cuts if preview(text[at + 2:]) == said), None)
     return None
@@ -109,15 +102,17 @@ def shell_output_of(cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> 
 def _sent_text(cp: Checkpoint, messages: Sequence[ModelMessage] | None, said: str) -> str | None:
     """The prompt of `cp` whole, from the conversation it indexes (None: not known, not there, or not
     only what was typed)."""
+    return next((text for text in _prompts_after(cp, messages) if preview(text) == said), None)
+
+
+def _prompts_after(cp: Checkpoint, messages: Sequence[ModelMessage] | None) -> Iterator[str]:
+    """The text of each user prompt part in the conversation `cp` indexes, from where `cp` cut it: among
+    its next 40 messages (after the hooks' context, the files attached)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from ..context.layers.snip import prompt_text
 
-    for message in (messages or ())[cp.history_len:cp.history_len + 40]:  # after the hooks' context, the files attached
-        if not isinstance(message, ModelRequest):
-            continue
-        for part in message.parts:
-            if isinstance(part, UserPromptPart) and (text := prompt_text(part)) is not None \
-                    and preview(text) == said:
-                return text
-    return None
+    for message in (messages or ())[cp.history_len:cp.history_len + 40]:
+        for part in message.parts if isinstance(message, ModelRequest) else ():
+            if isinstance(part, UserPromptPart) and (text := prompt_text(part)) is not None:
+                yield text
