@@ -233,13 +233,14 @@ async def test_corrupt_side_state_starts_afresh_with_a_warning(tmp_path: Path) -
 
 
 SIDE_FILES = ("layers.json", "read_state.json", "todos.json", "notes.json", "checkpoints/checkpoints.json",
-              "collapse/commits.jsonl", "events.jsonl", "usage.jsonl")
+              "collapse/commits.jsonl", "events.jsonl", "usage.jsonl", "foretold.json", "typed-ahead.json")
 
 
 def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path, zygote: Zygote) -> None:
-    """100,000 `[` in every JSON side file (a recursion bomb for a recursive parser) and a session
-    line holding the JSON escape of a lone surrogate (valid JSON, not encodable as UTF-8): each is
-    one warning, and `--continue` answers."""
+    """100,000 `[` in every JSON side file (a recursion bomb for a recursive parser), the project's
+    `.project.json` among them, and a session line holding the JSON escape of a lone surrogate (valid
+    JSON, not encodable as UTF-8): each is one warning, `sessions` lists the session and `--continue`
+    answers. The project's file ended every command with a traceback."""
     home, cwd = tmp_path / "home", tmp_path / "project"
     make_project(cwd)
     with FakeOpenAIServer(TurnsAgent(), window=9_000) as server:
@@ -250,6 +251,9 @@ def test_deeply_nested_side_files_and_a_surrogate_line_continue(tmp_path: Path, 
             (side / name).write_bytes(b"[" * 100_000)
         others = [p for p in side.rglob("*.json*") if p.relative_to(side).as_posix() not in SIDE_FILES]
         assert not others, f"side files this test does not damage: {others}"
+        (path.parent / ".project.json").write_bytes(b"[" * 100_000)
+        listed = cli(home, cwd, "sessions", zygote=zygote)
+        assert listed.code == 0 and path.stem in listed.stdout and not listed.stderr, listed.stderr
         last = json.loads(path.read_bytes().splitlines()[-1])
         msg = {"parts": [{"part_kind": "user-prompt", "content": "PLACEHOLDER", "timestamp": "2030-01-01T00:00:00Z"}],
                "kind": "request"}

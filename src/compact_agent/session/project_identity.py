@@ -95,7 +95,7 @@ def recorded(root: Path) -> dict[str, Any] | None:
     """The identity the sessions folder `root` holds; None when it holds none that can be read."""
     try:
         data = json.loads(_read(root / FILE))
-    except ValueError:
+    except (ValueError, RecursionError):  # `[[[[…` past the parser's depth: none that can be read either
         return None
     if not isinstance(data, dict) or not isinstance(data.get("path"), str) or \
             not all(isinstance(data.get(k), int) or (k == "born" and data.get(k) is None) for k in _KEYS):

@@ -195,7 +195,7 @@ class Unsent:
         try:
             lines = json.loads((folder / cls.NAME).read_text(encoding="utf-8"))
             (folder / cls.NAME).unlink()
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return []
         return [line for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
 

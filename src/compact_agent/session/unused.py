@@ -70,7 +70,7 @@ def nothing_to_resume(path: Path) -> bool:
                 prompt = entry.get("prompt")
                 if entry.get("kind") == "prompt" and not (isinstance(prompt, dict) and set(prompt) == {"unsent"}):
                     return False
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return True
 

@@ -279,7 +279,7 @@ class Foretold:
         from ..regular_file import read_own  # a FIFO in its place is not waited on
 
         # None kept, or unreadable: said again.
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError, RecursionError):
             kept = json.loads(read_own(s.store.dir / FORETOLD_FILE).decode("utf-8"))
             if kept["history"] == _history_mark(s.messages, kept["messages"]):
                 self.said = {(str(layer), str(i)): int(tokens) for layer, i, tokens in kept["foretold"]}

@@ -204,7 +204,7 @@ def _args(args: Any) -> Any:
     if isinstance(args, str):
         try:
             return json.loads(args)
-        except ValueError:
+        except (ValueError, RecursionError):  # past the parser's depth too
             return args  # not JSON: the same only as the same text
     return args
 
