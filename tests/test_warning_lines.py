@@ -1,4 +1,4 @@
-"""A library's Python warning as one line of ours (error_text.warning_line). pydantic's serializer
+"""A library's Python warning as one line of ours (warning_lines.warning_line). pydantic's serializer
 warning about a provider's token counts (`completion_tokens` given as "lots") is said as a usage
 warning; any serializer warning was, so one about another value (the settings' prices held as the
 word 'none', which `config --json` once wrote out) read 'the provider reported token usage that is
@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from compact_agent.config import Settings
-from compact_agent.error_text import warning_line
+from compact_agent.warning_lines import warning_line
 
 USAGE = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
 

@@ -45,7 +45,7 @@ def route_library_warnings() -> None:
     handler._compact_agent = True  # type: ignore[attr-defined]
     import warnings
 
-    from .error_text import warning_line
+    from .warning_lines import warning_line
 
     warnings.showwarning = warning_line
     for name in ("compact_agent", "mcp"):

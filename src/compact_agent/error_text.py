@@ -1,9 +1,8 @@
 """The one-line error texts: `describe_error` for any error a turn can end with, `unusable_model` for
-a model we call for ourselves, and Python warnings from libraries as lines of ours (pydantic's span
-lines and name classes; ours are one line, no file, no class name). What they find under an
-exception's surface (the transport error an SDK wrapped, the `retry-after` a provider asked for, the
-address tried) is error_causes.py; the notes a session adds to an error (where the request limit, the
-model and the endpoint were chosen) are error_notes.py.
+a model we call for ourselves. What they find under an exception's surface (the transport error an
+SDK wrapped, the `retry-after` a provider asked for, the address tried) is error_causes.py; the notes
+a session adds to an error (where the request limit, the model and the endpoint were chosen) are
+error_notes.py; Python warnings from libraries as lines of ours are warning_lines.py.
 
 The command line and the UI (REPL, print mode) both use these, so they live below both; every
 import of agent or SDK code is late: --version and --help load none of it."""
@@ -11,7 +10,6 @@ import of agent or SDK code is late: --version and --help load none of it."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 from typing import Any
 
@@ -40,47 +38,6 @@ def no_key_line(at: str) -> str:
     from .models import KEY_VARIABLE
 
     return f"no API key was sent and the endpoint{at} wants one: give --api-key or set {KEY_VARIABLE['openai']}"
-
-
-#: pydantic's warning that a value was not of its field's type when written out, and the field named.
-_SERIALIZER = "Pydantic serializer warnings:"
-_FIELD = re.compile(r"field_name='(\w+)'")
-#: Each value's part of it: `PydanticSerializationUnexpectedValue(Expected `int` - … [field_name=…])`.
-_UNEXPECTED = re.compile(r"^\s*\w+\((.*)\)\s*$")
-
-
-def warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                 file: Any = None, line: str | None = None) -> None:
-    """A Python warning from a library as one line of ours: no file, line or class name."""
-    text = str(message)
-    if _odd_usage(text, category) or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
-        text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
-    elif text.startswith(_SERIALIZER):  # another value: said as it is, without pydantic's class names
-        text = "a value was not written out as its type says: " + "; ".join(
-            _UNEXPECTED.sub(r"\1", part).strip() for part in text.splitlines()[1:] if part.strip())
-    else:
-        text = re.sub(r"^\w+(Error|Warning|Exception)?: ", "", text.strip().splitlines()[0] if text.strip() else "")
-    logging.getLogger("compact_agent.warnings").warning("%s", text)
-
-
-#: pydantic-ai's warning that a provider's usage fields could not be read (`prompt_tokens = -3`): by
-#: its class, or its words where a version names the class otherwise.
-_USAGE_FAILED = ("UsageExtractionFailedWarning", "Failed to extract usage")
-
-
-def _odd_usage(text: str, category: type[Warning]) -> bool:
-    """pydantic-ai could not read a provider's token counts. Not any warning that says "usage": a
-    deprecation of `result.usage()` or a notice that some responses had none is no count that is odd,
-    and is said as itself."""
-    return getattr(category, "__name__", "") == _USAGE_FAILED[0] or text.startswith(_USAGE_FAILED[1])
-
-
-def _token_counts(text: str) -> bool:
-    """pydantic's serializer warning about a provider's token counts (`completion_tokens = "lots"`):
-    every field it names is one (`…_tokens`). A warning about another field (prices held as the word
-    'none') is not about usage."""
-    fields = _FIELD.findall(text)
-    return text.startswith(_SERIALIZER) and bool(fields) and all(name.endswith("tokens") for name in fields)
 
 
 #: How the line of an error the same request would get again (an HTTP 400: a parameter, a content

@@ -58,6 +58,7 @@ from .plumbing.cache import cache_expired
 from .plumbing.events import Event
 from .plumbing.identity_memo import forget_changed
 from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
+from .plumbing.reply_fields import text_fields
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
 from .plumbing.silent_cut import a_server
@@ -306,6 +307,7 @@ class ContextManager(CompactingState):
 
     async def after_model_request(self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
                                   response: ModelResponse) -> ModelResponse:
+        response = text_fields(response)  # a server's number for its model's name is not saved as one
         reported = response.usage.input_tokens
         if reported:  # the newest report is of the history since the latest compaction (an answer without one is not)
             self._answered_since_compaction = True
