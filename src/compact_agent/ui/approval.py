@@ -32,6 +32,7 @@ from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
 from .answer_enter import AnswerEnter, typed_before, typed_on
 from .folded_lines import hanging
+from .menu_typing import TYPING_NOTE, TypingGuard
 from .typed_answer import LeaveAsked as LeaveAsked
 from .typed_answer import not_words, typed_answer
 from .typed_answer import scope_words as scope_words
@@ -108,13 +109,22 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
     (an Esc or Ctrl-C stops it), but for the rest of their word (`yes⏎`: answer_enter.typed_on)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.keys import Keys
     from prompt_toolkit.layout import FormattedTextControl
 
     state, choices = {"selected": 0}, HELD_CHOICES if held else CHOICES  # held: "No" first, selected
-    kb, given, note, ended_on = KeyBindings(), AnswerEnter[str](), [""], [""]
+    kb, given, note, ended_on, typing = KeyBindings(), AnswerEnter[str](), [""], [""], TypingGuard(clock)
+
+    def typed(event: KeyPressEvent) -> bool:  # an answer's key in a word typed into the menu (menu_typing.py)
+        if typing.taken(event):
+            note[0] = TYPING_NOTE
+            return True
+        return False
 
     def pick(answer: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
+            if answer not in ("deny", "interrupt") and typed(event):
+                return
             picked = [i for i, c in enumerate(choices) if c[0] == answer]
             if not picked:  # Esc, Ctrl-C, Ctrl-D: no Enter follows them
                 event.app.exit(result=answer)
@@ -134,7 +144,8 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
         kb.add(str(i + 1))(pick(answer))
     if held:  # `a`, "always" at the usual menu, allows nothing here: said, and the menu waits
         for key in ("a", "A"):
-            kb.add(key)(lambda event: note.__setitem__(0, HELD_NO_ALWAYS))
+            kb.add(key)(lambda event: typed(event) or note.__setitem__(0, HELD_NO_ALWAYS))
+    kb.add(Keys.Any)(lambda event: (typing.typed(event), note.__setitem__(0, TYPING_NOTE)))  # no choice's key
     kb.add("escape", eager=True)(pick("deny"))
     kb.add("c-c")(pick("interrupt"))
     kb.add("c-d")(pick("deny"))
@@ -142,17 +153,20 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
     @kb.add("up")
     @kb.add("k")
     def _up(event: KeyPressEvent) -> None:
-        state["selected"] = (state["selected"] - 1) % len(choices)
+        if event.data != "k" or not typed(event):
+            state["selected"] = (state["selected"] - 1) % len(choices)
 
     @kb.add("down")
     @kb.add("j")
     @kb.add("tab")
     def _down(event: KeyPressEvent) -> None:
-        state["selected"] = (state["selected"] + 1) % len(choices)
+        if event.data != "j" or not typed(event):
+            state["selected"] = (state["selected"] + 1) % len(choices)
 
     @kb.add("enter")
     def _enter(event: KeyPressEvent) -> None:
-        event.app.exit(result=choices[state["selected"]][0])
+        if not typed(event):
+            event.app.exit(result=choices[state["selected"]][0])
 
     def lines() -> StyleAndTextTuples:
         from prompt_toolkit.application import get_app
@@ -163,6 +177,7 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
     app: Application[str] = inline_app(control, given.bindings(kb), inp, output)
     picked = app.run(in_thread=True) or "deny"
     typed_on(app.input, ended_on[0], clock())
+    typing.give_back(app.input)
     return picked
 
 
