@@ -30,6 +30,13 @@ _OURS = re.compile(f"(?<!{re.escape(COPIED)} )(" + "|".join(spelt_apart(w) for w
                    re.I)
 
 
+def copies_marked(text: str) -> str:
+    """`text` with every copy of the program's head (`[compact-agent:`) and of the marker of the
+    user's words marked `[copied]`, however spelt: a plan item the model wrote, as a file it read
+    may have told it to, goes back to it in the program's own user-role message after a compaction."""
+    return marked(text, _OURS, COPIED)
+
+
 def quoted_lines(text: str) -> list[str]:
     """`text`'s lines as a fence holds them: no tag of any spelling left whole, no invisible
     character, every copy of one of the program's markers or headers marked `[copied]`; every break a

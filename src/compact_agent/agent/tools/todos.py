@@ -101,8 +101,11 @@ def render_plain(items: list[TodoItem]) -> str:
     and the plan comes back after each compaction as a user-role message of the program's: an item's
     line break would let the text after it start a line of its own there (a copy of the compaction
     message's header for the user's words, then an instruction), so each item is put on its line,
-    every run of whitespace a space and any other control or invisible character its escape."""
-    return "\n".join(f"{MARK[i.status]} {one_line(i.content)}" for i in items)
+    every run of whitespace a space and any other control or invisible character its escape. A copy
+    of the program's head or of the marker of the user's words in it is marked `[copied]`."""
+    from ..integrations.fenced import copies_marked
+
+    return "\n".join(f"{MARK[i.status]} {copies_marked(one_line(i.content))}" for i in items)
 
 
 async def _todo_write(todos: list[TodoItem]) -> str:
