@@ -31,7 +31,7 @@ from rich.text import Text
 from ..agent.safety.permissions import INSTRUCTION_MARK, Answer, AskFn, Instead
 from . import cells
 from .answer_enter import AnswerEnter, typed_before, typed_on
-from .folded_lines import hanging
+from .folded_lines import hanging, shown_whole
 from .menu_typing import TYPING_NOTE, TypingGuard
 from .typed_answer import LeaveAsked as LeaveAsked
 from .typed_answer import not_words, typed_answer
@@ -145,7 +145,10 @@ def run_menu(tool: str, inp: Any = None, output: Any = None, held: bool = False,
     if held:  # `a`, "always" at the usual menu, allows nothing here: said, and the menu waits
         for key in ("a", "A"):
             kb.add(key)(lambda event: typed(event) or note.__setitem__(0, HELD_NO_ALWAYS))
-    kb.add(Keys.Any)(lambda event: (typing.typed(event), note.__setitem__(0, TYPING_NOTE)))  # no choice's key
+    @kb.add(Keys.Any)
+    def _typing(event: KeyPressEvent) -> None:  # a key no choice takes
+        typing.typed(event)
+        note[0] = TYPING_NOTE
     kb.add("escape", eager=True)(pick("deny"))
     kb.add("c-c")(pick("interrupt"))
     kb.add("c-d")(pick("deny"))
@@ -367,22 +370,6 @@ def make_ask(console: Console, paused: Callable[[], contextlib.AbstractContextMa
         return answer
 
     return ask
-
-
-#: A diff under the question is cut at a line break past this many characters (a command never is).
-DIFF_SHOWN_CHARS = 4000
-
-
-def shown_whole(tool: str, body: str) -> str:
-    """What is shown under the question: a command whole, since what is approved is the whole of
-    it (a command cut at 4,000 characters hid what it ran after them behind a bare `…`); a long diff
-    up to a line break, with how many lines are not shown."""
-    if tool == "bash" or len(body) <= DIFF_SHOWN_CHARS:
-        return body
-    cut = body.rfind("\n", 0, DIFF_SHOWN_CHARS)
-    cut = cut if cut > 0 else DIFF_SHOWN_CHARS
-    left = body[cut:].strip("\n").count("\n") + 1
-    return f"{body[:cut]}\n… {left:,} more line{'s' if left != 1 else ''} of the change not shown"
 
 
 def said(console: Console, note: str) -> None:

@@ -8,7 +8,8 @@ columns went out unbroken and the terminal wrapped it at column 0. A line breaks
 the word after it fits on the next line; a word longer than a line is folded where it stands: moved
 whole to a line of its own, `echo` was left alone on the first line and a long command read as its
 first word. Tabs are laid out as the terminal would (every 8 columns), since a tab counted as one
-cell made a line look shorter than it is.
+cell made a line look shorter than it is. A command is shown whole; a long diff up to a line break
+(`shown_whole`).
 """
 
 from __future__ import annotations
@@ -74,3 +75,19 @@ def hanging(body: str, console: Console) -> Text:
                 out.append(GOES_ON, style="dim")
             out.append(piece)
     return out
+
+
+#: A diff under the question is cut at a line break past this many characters (a command never is).
+DIFF_SHOWN_CHARS = 4000
+
+
+def shown_whole(tool: str, body: str) -> str:
+    """What is shown under the question: a command whole, since what is approved is the whole of
+    it (a command cut at 4,000 characters hid what it ran after them behind a bare `…`); a long diff
+    up to a line break, with how many lines are not shown."""
+    if tool == "bash" or len(body) <= DIFF_SHOWN_CHARS:
+        return body
+    cut = body.rfind("\n", 0, DIFF_SHOWN_CHARS)
+    cut = cut if cut > 0 else DIFF_SHOWN_CHARS
+    left = body[cut:].strip("\n").count("\n") + 1
+    return f"{body[:cut]}\n… {left:,} more line{'s' if left != 1 else ''} of the change not shown"

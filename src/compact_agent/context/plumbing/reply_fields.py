@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 from pydantic_ai.messages import ModelResponse
 
@@ -27,7 +28,8 @@ def text_fields(response: ModelResponse) -> ModelResponse:
            if (value := getattr(response, name, None)) is not None and not isinstance(value, str)}
     if not odd:
         return response
-    return dataclasses.replace(response, **{name: _as_text(value) for name, value in odd.items()})
+    texts: dict[str, Any] = {name: _as_text(value) for name, value in odd.items()}
+    return dataclasses.replace(response, **texts)
 
 
 def _as_text(value: object) -> str:
