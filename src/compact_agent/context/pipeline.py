@@ -53,7 +53,7 @@ from .decisions.economics import Prices
 from .decisions.fit import shrink_to_fit
 from .decisions.thinking_out import asks_reasoning_back
 from .full_window import document_over_window, not_brought_under
-from .plumbing import compat, tokens
+from .plumbing import compat, markers, tokens
 from .plumbing.cache import cache_expired
 from .plumbing.events import Event
 from .plumbing.identity_memo import forget_changed
@@ -224,6 +224,7 @@ class ContextManager(CompactingState):
         lifecycle.window_from(self, model)
         self._run_ids = (ctx.run_id, ctx.conversation_id)
         distinct_call_ids(ctx.messages)  # a reused call id named apart before it is saved (rounds.py)
+        markers.mark_typed(ctx.messages, ctx.prompt)  # the user's words, also where they begin as ours do
         self.persist(ctx.messages)
         params = request_context.model_request_parameters
         self.last_params, self.last_settings = params, request_context.model_settings

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from .plumbing.events import Event, one_line
+from .plumbing.markers import users_request
 from .wiring import RefitPrompt
 
 #: The trigger of the store's rewrite that puts the cut prompt in place of the message as it came.
@@ -42,7 +43,7 @@ def newest_prompt(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:
     request has none (an image alone): an older message is not this turn's."""
     for i in range(len(messages) - 1, -1, -1):
         m = messages[i]
-        if isinstance(m, ModelRequest) and not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts):
+        if isinstance(m, ModelRequest) and users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts):
             texts = [j for j, p in enumerate(m.parts) if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
             return (i, texts[-1]) if texts else None
     return None

@@ -32,7 +32,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ..context.plumbing.markers import KEY, OWN_TEXT, ours
+from ..context.plumbing.markers import KEY, OWN_TEXT, ours, users_request
 from .entries import from_the_model
 
 #: The meta key of the line a turn the user stopped leaves after what it saved (store.note_stopped).
@@ -117,7 +117,7 @@ def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> tup
     tail = len(messages)
     while tail and not (isinstance(m := messages[tail - 1], ModelResponse) and from_the_model(m.metadata)):
         tail -= 1
-    theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and not m.metadata
+    theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and users_request(m)
               and any(isinstance(p, UserPromptPart) for p in m.parts)]
     never_sent = any(m is u for m in theirs for u in unsent)
     left_open = bool(theirs) and messages[-1] is theirs[-1]

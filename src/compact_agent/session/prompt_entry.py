@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
+from ..context.plumbing.markers import users_request
+
 
 def carries_prompt(m: ModelMessage) -> bool:
     """A request with the user's own words (not one of our context messages, not a summary)."""
-    return isinstance(m, ModelRequest) and not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts)
+    return isinstance(m, ModelRequest) and users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts)
 
 
 def prompt_text(m: ModelMessage) -> str:

@@ -25,6 +25,7 @@ from rich.text import Text
 
 from ..agent.run.runner import AgentSession
 from ..agent.run.stream_events import call_args, shown_result
+from ..context.plumbing.markers import users_request
 from . import tool_lines
 from .command_registry import CommandError, command
 from .visible import visible
@@ -46,7 +47,7 @@ def tool_calls(messages: Sequence[ModelMessage]) -> list[Call]:
     turn = 0
     for m in messages:
         if isinstance(m, ModelRequest):
-            if not m.metadata and any(isinstance(p, UserPromptPart) for p in m.parts):
+            if users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts):
                 turn += 1
             for p in m.parts:
                 if isinstance(p, ToolReturnPart | RetryPromptPart) and p.tool_call_id in calls:

@@ -24,7 +24,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, Use
 from ..layers.digest import DIGEST_HEADER, default_digest, model_steps, refusals
 from ..plumbing import tokens
 from ..plumbing.lookalikes import INVISIBLE, LESS_THAN, TAG_GAP, marked, spelt_apart
-from ..plumbing.markers import KEY, OWN_TEXT, ours
+from ..plumbing.markers import KEY, OWN_TEXT, ours, typed_part
 from . import cut_replies, ledger
 from .user_messages import CUT_MARK as CUT_MARK
 from .user_messages import MIDDLE_MARK as MIDDLE_MARK
@@ -68,8 +68,8 @@ def written_by_compaction(m: ModelMessage) -> bool:
 
 def programs_part(m: ModelMessage, p: UserPromptPart) -> bool:
     """Whether part `p` of request `m` is the program's text, not the user's: a compaction's only in
-    a message a compaction wrote."""
-    return is_synthetic_text(p.content) and (not compaction_part(p) or written_by_compaction(m))
+    a message a compaction wrote; never the prompt a run was given (`markers.typed_part`)."""
+    return is_synthetic_text(p.content) and (not compaction_part(p) or written_by_compaction(m)) and not typed_part(m, p)
 
 
 def user_texts(messages: Sequence[ModelMessage]) -> Typed:

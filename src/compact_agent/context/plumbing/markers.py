@@ -28,12 +28,65 @@ DIGEST_HEADER = "[Collapsed history digest]"
 for it names as such, not as what the user typed (refusal.py)."""
 
 
+TYPED = "typed"
+"""What a run marks (`metadata[KEY][TYPED]`, `mark_typed`) the request holding the prompt it was given
+with, where that prompt begins as the program's own texts do (a piped document that starts
+`[compact-agent:` or `[Collapsed history digest]`): a short hash of its text. It is the user's all the
+same (`typed_part`): a compaction left such a message out of the user's messages it carries."""
+
+
+def _prompt_of(content: Any) -> str | None:
+    """The text of a user prompt's content: itself, or the first item of a list that starts with text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple) and content and isinstance(content[0], str):
+        return content[0]
+    return None
+
+
+def _hashed(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def mark_typed(messages: Sequence[Any], prompt: Any) -> None:
+    """Mark the newest request among `messages` that holds `prompt` (a run's own, as it was given), where
+    it begins as the program's texts do: once, whatever later requests of the run ask again."""
+    text = _prompt_of(prompt) if prompt is not None else None
+    if not text or not text.startswith((OWN_TEXT, DIGEST_HEADER)):
+        return
+    for m in reversed(messages):
+        if getattr(m, "kind", None) != "request":
+            continue
+        if any(getattr(p, "part_kind", None) == "user-prompt" and _prompt_of(p.content) == text for p in m.parts):
+            held = ours(m).get(TYPED)
+            held = [h for h in held if isinstance(h, str)] if isinstance(held, list) else []
+            if (key := _hashed(text)) not in held:
+                m.metadata = mark(m.metadata, TYPED, [*held, key])
+            return
+
+
+def typed_part(m: Any, part: Any) -> bool:
+    """Whether `part` of request `m` is the prompt a run was given (`mark_typed`): the user's words."""
+    held = ours(m).get(TYPED)
+    text = _prompt_of(getattr(part, "content", None))
+    return isinstance(held, list) and text is not None and _hashed(text) in held
+
+
+def users_request(m: Any) -> bool:
+    """Whether request `m` carries no metadata but the `TYPED` mark: a request of the user's words, as
+    saved (a context message of the program's, a summary, an attachment carry marks of their own)."""
+    meta = getattr(m, "metadata", None)
+    return not meta or (isinstance(meta, dict) and set(meta) == {KEY} and set(ours(m)) == {TYPED})
+
+
 WHOLE = "whole"
 """What a restore marks (`metadata[KEY][WHOLE] = True`) the result of a file it read back whole, not
 cut to its per-file budget: a compaction keeps no read of that file beside it (restore.py `whole`)."""
 
 
-def mark(metadata: Any, layer: str, info: dict[str, Any]) -> dict[str, Any]:
+def mark(metadata: Any, layer: str, info: Any) -> dict[str, Any]:
     """`metadata` with `info` under `[KEY][layer]`, everything else kept (a non-dict under "value")."""
     base: dict[str, Any] = dict(metadata) if isinstance(metadata, dict) else {}
     if metadata is not None and not isinstance(metadata, dict):
