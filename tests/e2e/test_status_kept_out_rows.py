@@ -13,7 +13,7 @@ from tests.e2e.scripted import FileTaskAgent, make_project, task_text
 from tests.fakes.openai_server import FakeOpenAIServer
 
 N = 6
-FREED = re.compile(r"context: (.+?) \((\d+) results?\), freed ([\d,]+) tokens")
+FREED = re.compile(r"context: (.+?) \((\d+) (?:tool )?results?(?: among them)?\), freed ([\d,]+) tokens")
 
 
 def number(text: str) -> int:

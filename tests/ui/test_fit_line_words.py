@@ -37,3 +37,11 @@ def test_each_thing_left_out_is_named() -> None:
 def test_the_budget_layers_own_previews_keep_their_words() -> None:
     ev = Event("budget", "spill", 9_000, 1_000, ids=["a", "b"])
     assert layer_line(ev, 8_000) == "context: large tool results moved to files (a preview stays) (2 results), freed 8,000 tokens"
+
+
+def test_rounds_folded_into_a_digest_count_the_results_among_them() -> None:
+    """A digest folds rounds, not results: `(1 result)` after "old rounds folded" read as one round."""
+    ev = Event("collapse", "commit", 9_000, 1_000, ids=["a"])
+    assert layer_line(ev, 8_000) == "context: old rounds folded into a digest (1 tool result among them), freed 8,000 tokens"
+    two = Event("collapse", "commit", 9_000, 1_000, ids=["a", "b"])
+    assert "(2 tool results among them)" in (layer_line(two, 8_000) or "")

@@ -28,7 +28,7 @@ async def test_the_compaction_line_says_how_many_long_messages_of_yours_it_cut(t
     typed = [pasted(f"LOG{i} " + f"line {i} of the log " * 250) + "\r" for i in range(4)]
     run = await drive(tmp_path, answer, [*typed, "/compact\r", "go on\r"], context_window=16_000)
     [line] = [line for line in run.out.splitlines() if line.startswith("compacted (manual, ")]
-    said = re.search(r"; (\d) long messages of yours kept cut \(their full text is in the archive\)$", line.strip())
+    said = re.search(r"; (\d) long messages of yours cut short \(their full text is in the archive\)$", line.strip())
     assert said is not None, line
     # As many as the compaction message carries cut (the next request sends it).
     sent = [str(m["content"]) for m in run.server.requests[-1].messages if m.get("role") == "user"]
@@ -53,6 +53,6 @@ def test_cut_and_left_out_are_said_together() -> None:
     def line(**detail: int) -> str:
         return compacted_text(Event("compact", "full", 9_000, 3_000, trigger="auto", detail=detail))
     assert line(typed_cut=1, typed_left_out=2).endswith(
-        ": 9,000 → 3,000 tokens; 1 long message of yours kept cut and 2 left out (their full text is in the archive)")
+        ": 9,000 → 3,000 tokens; 1 long message of yours cut short and 2 left out (their full text is in the archive)")
     assert line(typed_left_out=1).endswith("; 1 message of yours left out (its full text is in the archive)")
     assert line(typed_cut=0) == "compacted (auto, full): 9,000 → 3,000 tokens"

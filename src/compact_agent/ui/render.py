@@ -138,7 +138,7 @@ def compacted_text(ev: Event, took: str = "") -> str:
 
 
 def typed_words(detail: dict[str, Any]) -> str:
-    """`; 2 long messages of yours kept cut (their full text is in the archive)`: what a compaction
+    """`; 2 long messages of yours cut short (their full text is in the archive)`: what a compaction
     did to the messages the user typed, which it carries word for word up to a budget
     (user_messages.py): cut to their ends or heads (`typed_cut`), or left out (`typed_left_out`).
     Nothing said, a user whose long paste a fold had cut to its first lines was not told."""
@@ -148,7 +148,7 @@ def typed_words(detail: dict[str, Any]) -> str:
     cut, out = count("typed_cut"), count("typed_left_out")
     if not cut and not out:
         return ""
-    said = [f"{cut:,} long message{'s' if cut != 1 else ''} of yours kept cut"] if cut else []
+    said = [f"{cut:,} long message{'s' if cut != 1 else ''} of yours cut short"] if cut else []
     if out:
         said.append(f"{out:,} left out" if cut else f"{out:,} message{'s' if out != 1 else ''} of yours left out")
     its = "its" if cut + out == 1 else "their"
@@ -189,7 +189,8 @@ def layer_line(ev: Event, window: int = 0) -> str | None:
     if (ev.layer, ev.action) == ("budget", "shrink"):  # the last resort (fit.py): said by what it did
         return f"context: {fit_words(ev.detail or {})} to fit the window, freed {ev.tokens_freed:,} tokens"
     n = len(ev.ids)
-    ids = f" ({n} result{'s' if n != 1 else ''})" if ev.ids else ""
+    what = "tool result{} among them" if ev.layer == "collapse" else "result{}"  # rounds folded: the results they held
+    ids = f" ({n} {what.format('s' if n != 1 else '')})" if ev.ids else ""
     return f"context: {LAYER_WORDS[ev.layer]}{ids}, freed {ev.tokens_freed:,} tokens"
 
 
