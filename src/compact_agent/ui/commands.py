@@ -58,9 +58,9 @@ async def _status(s: AgentSession, args: str, c: Console) -> None:
               "count when it is sent back)") if pic.reasoning_unsure else ""
     _row(c, "context", f"{used:,} / threshold {lim.threshold:,} / window {lim.window:,} tokens, "
                        f"{'provider-reported' if pic.anchored else 'estimated'}{unsure}")
+    due = s.cm.schedule.hard_limit(s.cm) if s.cm.schedule.priced_by(s.cm) else None  # the latest a compaction comes
     _row(c, "", f"{render.bar(used, lim.threshold, lim.window, width=max(10, min(40, c.width - 52)))}  "
-                + ("auto-compaction paused" if s.cm.breaker_open else
-                   f"{plural(max(0, lim.threshold - used), 'token', grouped=True)} until auto-compaction"))
+                + session_views.due_words(used, lim.threshold, due, s.cm.breaker_open))
     if (learned := s.cm.window_learned) is not None:  # a server whose window is smaller than the one given
         from ..agent.run.server_windows import learned_how
         from ..agent.run.stream_events import window_choice

@@ -344,3 +344,15 @@ async def _cost(s: AgentSession, args: str, c: Console) -> None:
 async def _plan(s: AgentSession, args: str, c: Console) -> None:
     items = s.ext.plan.items
     c.print(render_plan(items) if items else "no plan yet (the model writes one with todo_write)")
+
+
+def due_words(used: int, threshold: int, due: int | None, paused: bool) -> str:
+    """What /status says of the next automatic compaction. Past the threshold with decisions priced
+    (`due`: the hard limit, `Schedule.hard_limit`), a compaction comes where it pays, at that limit at
+    the latest: "0 tokens until auto-compaction" was said of a 5K window's context at 98%, which went
+    on growing, while it was not the threshold that would bring one."""
+    if paused:
+        return "auto-compaction paused"
+    if due is not None and used > threshold and due > threshold:
+        return f"past the threshold: auto-compaction comes when it pays, at {due:,} tokens at the latest"
+    return f"{plural(max(0, threshold - used), 'token', grouped=True)} until auto-compaction"
