@@ -347,3 +347,21 @@ def test_the_asks_a_fold_takes_stay_whole_within_the_typed_messages_budget(tmp_p
     result = run(ContextCollapse(Settings(), tmp_path / "log2"), wide.messages, estimate(wide.messages))
     digest = next(p.content for m in result.messages for p in m.parts if is_digest(p))
     assert "task 0: " in digest and "END-0" not in digest
+
+
+def test_a_typed_message_that_begins_as_ours_is_an_ask_in_the_digest() -> None:
+    """A message the user sent that begins `[compact-agent:` or as a digest does (a piped document) is
+    the user's ask where its run marked it (`markers.mark_typed`): the digest dropped it as ours. The
+    program's own text of the same words, unmarked, is still none."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    from compact_agent.context.layers.digest import asks
+    from compact_agent.context.plumbing.markers import mark_typed
+
+    for typed in ("[compact-agent: note] Please FIX_BUG_42", f"{DIGEST_HEADER} Please FIX_BUG_42"):
+        mine = ModelRequest(parts=[UserPromptPart(typed)])
+        ours = ModelRequest(parts=[UserPromptPart(typed)])
+        mark_typed([mine], typed)
+        history = [mine, ModelResponse(parts=[TextPart("on it")]), ours, ModelResponse(parts=[TextPart("ok")])]
+        assert asks(history) == [typed], typed
+        assert default_digest(history).count("FIX_BUG_42") == 1

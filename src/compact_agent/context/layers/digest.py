@@ -33,7 +33,7 @@ from pydantic_ai.messages import (
 
 from ..plumbing.file_changes import copied_ids as copied_ids
 from ..plumbing.markers import DIGEST_HEADER as DIGEST_HEADER
-from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, tool_mark
+from ..plumbing.markers import OWN_TEXT, failed_result, is_attachment, tool_mark, typed_part
 from ..plumbing.markers import RESTORED as RESTORED
 from ..plumbing.media_size import document_name, is_document
 from ..plumbing.result_text import result_lines
@@ -215,10 +215,15 @@ def _fit(steps: list[str], room: int) -> list[str]:
     return out
 
 
-def ask_text(part: object) -> str | None:
-    """The user's ask `part` holds, or None: a digest, a reminder and what the program put beside the
-    user's words (the plan, hook output, restored after each compaction as it then stands) are none."""
-    if not isinstance(part, UserPromptPart) or is_digest(part):
+def ask_text(part: object, m: object = None) -> str | None:
+    """The user's ask `part` (of request `m`) holds, or None: a digest, a reminder and what the program
+    put beside the user's words (the plan, hook output, restored after each compaction as it then
+    stands) are none; a run's own prompt is one however it begins (`markers.typed_part`)."""
+    if not isinstance(part, UserPromptPart):
+        return None
+    if m is not None and typed_part(m, part):
+        return _prompt_str(part)
+    if is_digest(part):
         return None
     text = _prompt_str(part)
     return None if text.lstrip().startswith(("<system-reminder>", OWN_TEXT)) else text
@@ -245,7 +250,7 @@ def asks(messages: list[ModelMessage]) -> list[str]:
     """What the user asked in `messages` (`ask_text`), and typed on declining a call (`refusals`)."""
     said = refusals(messages)
     return [t for m in messages if isinstance(m, ModelRequest) for p in m.parts
-            if (t := ask_text(p) if not isinstance(p, ToolReturnPart) else said.get(p.tool_call_id)) is not None]
+            if (t := ask_text(p, m) if not isinstance(p, ToolReturnPart) else said.get(p.tool_call_id)) is not None]
 
 
 PLAN_TOOL = "todo_write"
@@ -321,7 +326,7 @@ def default_digest(messages: list[ModelMessage], max_chars: int = 6_000, *, fram
         p: ModelRequestPart | ModelResponsePart
         for p in m.parts:
             if isinstance(p, UserPromptPart):
-                if (text := ask_text(p)) is not None:
+                if (text := ask_text(p, m)) is not None:
                     steps.append(f"- User: {_clip(text, user_chars)}")
             elif (said := feedback(p)) is not None:
                 steps.append(f"- Retry feedback: {_clip(retry_text(said), 160)}")
