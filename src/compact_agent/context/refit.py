@@ -43,7 +43,7 @@ def newest_prompt(messages: Sequence[ModelMessage]) -> tuple[int, int] | None:
     request has none (an image alone): an older message is not this turn's."""
     for i in range(len(messages) - 1, -1, -1):
         m = messages[i]
-        if isinstance(m, ModelRequest) and users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts):
+        if users_request(m):
             texts = [j for j, p in enumerate(m.parts) if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
             return (i, texts[-1]) if texts else None
     return None

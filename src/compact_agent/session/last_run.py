@@ -117,8 +117,7 @@ def _unanswered(messages: list[ModelMessage], unsent: list[ModelMessage]) -> tup
     tail = len(messages)
     while tail and not (isinstance(m := messages[tail - 1], ModelResponse) and from_the_model(m.metadata)):
         tail -= 1
-    theirs = [m for m in messages[tail:] if isinstance(m, ModelRequest) and users_request(m)
-              and any(isinstance(p, UserPromptPart) for p in m.parts)]
+    theirs = [m for m in messages[tail:] if users_request(m)]
     never_sent = any(m is u for m in theirs for u in unsent)
     left_open = bool(theirs) and messages[-1] is theirs[-1]
     return (len(theirs), never_sent) if never_sent or left_open else (0, False)

@@ -1,5 +1,5 @@
 """A typed message's `prompt` entry (journal.py), as the store follows it to the request that
-takes it to the model.
+takes it to the model (`users_request`: a request of the user's words).
 
 The message is saved as a `prompt` entry the moment it is typed; the request that carries it names
 the entry, and a turn that ended before it was sent marks the entry unsent
@@ -12,14 +12,9 @@ nothing said so)."""
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelMessage, UserPromptPart
 
-from ..context.plumbing.markers import users_request
-
-
-def carries_prompt(m: ModelMessage) -> bool:
-    """A request with the user's own words (not one of our context messages, not a summary)."""
-    return isinstance(m, ModelRequest) and users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts)
+from ..context.plumbing.markers import users_request as users_request
 
 
 def prompt_text(m: ModelMessage) -> str:

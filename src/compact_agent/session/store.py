@@ -53,7 +53,7 @@ from .files import (
 )
 from .loading import load_session_file
 from .not_a_session import refuse_if_not_a_session
-from .prompt_entry import carries_prompt, prompt_text
+from .prompt_entry import prompt_text, users_request
 
 # The store's own names, and what the agent and its UI import from here (entries.py, files.py, loading.py).
 __all__ = [
@@ -221,7 +221,7 @@ class SessionStore:
         entries = self._entries([("message", {"message": _dump_message(m)}) for m in messages], self._last_id)
         carrier = None
         if self._prompt is not None:  # the request that takes the saved typed message to the model names it
-            carrier = next((e for e, m in zip(entries, messages, strict=True) if carries_prompt(m)), None)
+            carrier = next((e for e, m in zip(entries, messages, strict=True) if users_request(m)), None)
             if carrier is not None:
                 carrier["prompt"] = self._prompt[0]
         try:
@@ -312,7 +312,7 @@ class SessionStore:
         entries = self._entries([("boundary", {"boundary": b}), *([("meta", {"meta": meta})] if meta else []),
                                  *(("message", {"message": _dump_message(m)}) for m in messages)], None)
         pending = self._prompt
-        if pending is not None and not any(carries_prompt(m) and prompt_text(m) == pending[1] for m in messages):
+        if pending is not None and not any(users_request(m) and prompt_text(m) == pending[1] for m in messages):
             # A typed message not yet sent stays saved, after the new history (it has no place in it yet).
             entries += self._entries([("prompt", {"prompt": {"text": pending[1]}})], entries[-1]["id"])
         try:

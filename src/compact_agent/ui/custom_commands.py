@@ -116,6 +116,14 @@ def custom_command(cwd: Path, name: str) -> Path | None:
 COMMAND_FILE_CAP = 40_000
 
 
+class Unreadable(CommandError):
+    """A command's file the file tools may not read (`command_text`'s `refused`): `why`, in a few words."""
+
+    def __init__(self, line: str, why: str) -> None:
+        super().__init__(line)
+        self.why = why
+
+
 def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4, refused: Callable[[Path], str | None] | None = None
                  ) -> str:
     """The text of the custom command file `path` (at most `cap` bytes), read as instruction files
@@ -142,7 +150,7 @@ def command_text(path: Path, cap: int = COMMAND_FILE_CAP * 4, refused: Callable[
     if refused is not None and (why := refused(real)) is not None:
         where = (f"{path} links to {real}, which the file tools may not read" if path.is_symlink()
                  else f"the file tools may not read {path}")
-        raise CommandError(f"/{name} is not run: {where} ({why})")
+        raise Unreadable(f"/{name} is not run: {where} ({why})", why)
     try:
         data = read_capped(real, cap, truncate=cap < COMMAND_FILE_CAP * 4)
     except NotRegular:  # opened without blocking (a FIFO's open waits for no writer), and not read
@@ -173,10 +181,10 @@ def described(path: Path, refused: Callable[[Path], str | None] | None = None) -
 
 def _description(path: Path, refused: Callable[[Path], str | None] | None) -> str:
     try:
-        if refused is not None and (why := refused(path.resolve())) is not None:
-            return f"not run: the file tools may not read it ({why})"
-        head = command_text(path, 4096)
-    except (CommandError, OSError, RuntimeError):  # a link that loops resolves to nothing
+        head = command_text(path, 4096, refused)
+    except Unreadable as e:
+        return f"not run: the file tools may not read it ({e.why})"
+    except CommandError:
         return ""
     if not head.startswith("---\n") or "\n---" not in head[3:]:
         return ""

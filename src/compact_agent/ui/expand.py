@@ -18,7 +18,6 @@ from pydantic_ai.messages import (
     RetryPromptPart,
     ToolCallPart,
     ToolReturnPart,
-    UserPromptPart,
 )
 from rich.console import Console
 from rich.text import Text
@@ -47,7 +46,7 @@ def tool_calls(messages: Sequence[ModelMessage]) -> list[Call]:
     turn = 0
     for m in messages:
         if isinstance(m, ModelRequest):
-            if users_request(m) and any(isinstance(p, UserPromptPart) for p in m.parts):
+            if users_request(m):
                 turn += 1
             for p in m.parts:
                 if isinstance(p, ToolReturnPart | RetryPromptPart) and p.tool_call_id in calls:

@@ -43,11 +43,9 @@ class TypingGuard:
 
     def taken(self, event: KeyPressEvent) -> bool:
         """Whether a key that would answer is typing under way (kept, not an answer)."""
-        now = self.clock()
-        if self.at is None or now - self.at >= TYPING_GAP:
+        if self.at is None or self.clock() - self.at >= TYPING_GAP:
             return False
-        self.at = now
-        self.keys.extend(event.key_sequence)
+        self.typed(event)
         return True
 
     def give_back(self, inp: Input) -> None:

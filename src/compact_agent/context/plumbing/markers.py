@@ -75,8 +75,10 @@ def typed_part(m: Any, part: Any) -> bool:
 
 
 def users_request(m: Any) -> bool:
-    """Whether request `m` carries no metadata but the `TYPED` mark: a request of the user's words, as
-    saved (a context message of the program's, a summary, an attachment carry marks of their own)."""
+    """Whether `m` is a request of the user's own words: a user prompt in it, and no metadata but the
+    `TYPED` mark (a context message of the program's, a summary, an attachment carry marks of their own)."""
+    if getattr(m, "kind", None) != "request" or not any(getattr(p, "part_kind", None) == "user-prompt" for p in m.parts):
+        return False
     meta = getattr(m, "metadata", None)
     return not meta or (isinstance(meta, dict) and set(meta) == {KEY} and set(ours(m)) == {TYPED})
 
