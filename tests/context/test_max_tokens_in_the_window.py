@@ -4,7 +4,9 @@ An OpenAI-compatible server counts a request's `max_tokens` against the window w
 refuses one whose prompt leaves less ("you requested 4,114 tokens (2,614 in the messages, 1,500 in
 the completion)"). The pipeline kept its own reserve for the answer (a quarter of a small window at
 most, then 1.25x the longest answer seen), so an agent with `max_tokens` above it had requests
-refused as too long: each one sent over the window, then compacted and sent again."""
+refused as too long: each one sent over the window, then compacted and sent again. The estimate's
+margin is kept beside that room, not within it: a request shrunk to the window less `max_tokens`
+alone went out a few tokens over, where the server's tokenizer counted more than the estimate did."""
 
 from __future__ import annotations
 
@@ -59,3 +61,35 @@ async def test_max_tokens_that_leaves_no_room_for_the_request_is_refused_in_word
                                                       r"asks for the answer \(100\).*ask for a shorter answer"):
             await reader(server, 3_900).run("Read every page.", usage_limits=UsageLimits(request_limit=60))
     assert server.rejected == []
+
+
+async def test_a_request_shrunk_to_fit_keeps_the_estimate_margin_beside_the_max_tokens() -> None:
+    """Rounds of five pages at once, more than a 4,096-token window's hard limit holds, are shrunk to
+    what the window takes; the server's tokenizer counts a little more than the calibrated estimate.
+    Shrunk to the window less the 500 asked alone, the fifth request went out at 3,635 tokens + 500."""
+    steps = {"n": 0}
+
+    def answer(req: ChatRequest) -> Reply:
+        if "<summary>" in req.last_user_text():
+            return Reply.text("<summary>Pages read so far.</summary>")
+        steps["n"] += 1
+        n = steps["n"]
+        if n <= 4:  # small pages first: the calibration learns the tokenizer
+            return Reply.tools([("page", {"number": n, "words": 120})])
+        if n <= 10:
+            return Reply.tools([("page", {"number": 10 * n + j, "words": 300}) for j in range(5)])
+        return Reply.text("done")
+
+    with FakeOpenAIServer(answer, window=4_096, chars_per_token=3.5) as server:
+        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+        agent = Agent(model, capabilities=[ContextManager(window=4_096)], model_settings=ModelSettings(max_tokens=500))
+
+        @agent.tool_plain
+        def page(number: int, words: int) -> str:
+            """Read a page."""
+            return f"page {number}: " + " ".join(f"w{number}x{i}" for i in range(words))
+        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+    assert result.output == "done"
+    assert server.rejected == []
+    sent = [r for r in server.requests if r.body.get("max_tokens") == 500 or r.body.get("max_completion_tokens") == 500]
+    assert len(sent) >= 10 and max(r.prompt_tokens for r in sent) > 3_400  # requests at the limit were made

@@ -40,7 +40,7 @@ from .compaction.result import CompactionResult, RecordTooWeak
 from .plumbing import media_size, tokens
 from .plumbing.events import Event
 from .plumbing.refusal import NoRoomForConversation, document_refusal, fixed_refusal, window_refusal
-from .plumbing.settings import estimate_margin
+from .plumbing.settings import estimate_margin, sendable
 from .plumbing.tool_content import newest_asked
 from .request_limit import marked
 from .state import ManagerState
@@ -48,10 +48,10 @@ from .state import ManagerState
 
 def not_brought_under(cm: ManagerState, view: Sequence[ModelMessage], tokens_now: int) -> str | None:
     """The line a request of `view` (measured at `tokens_now`) is refused with where the last resort
-    could not bring it under the window, less the `max_tokens` it asks or the estimate's margin, emitted
+    could not bring it under the window, less the `max_tokens` it asks and the estimate's margin, emitted
     as a `window` / `refused` event; None where it fits."""
     window, size, margin = cm.limits.window, max(tokens_now, cm.fit_size(view)), estimate_margin(cm.limits.window)
-    if size <= window - max(margin, cm.answer_asked):
+    if size <= sendable(window, cm.answer_asked):
         return None
     fixed = cm.calibration.tokens(cm.overhead)
     cm.emit(Event("window", "refused", size, size, detail={"window": window, "fixed": fixed,
@@ -64,14 +64,14 @@ def document_over_window(cm: ManagerState, messages: Sequence[ModelMessage]) -> 
     """The line a request is refused with, before any compaction, where the largest document attached
     to the user's newest message (the last request holding words of the user's: a tool's content is
     none) takes, with the instructions and tool definitions, more than the window holds less the
-    `max_tokens` asked or the estimate's margin: the room the last resort shrinks a request to, which
+    `max_tokens` asked and the estimate's margin: the room the last resort shrinks a request to, which
     would leave the document out. Emitted as a `window` / `refused` event naming it; None where none does.
     A document counts as elsewhere (media_size.py), calibrated; one by URL has no size to judge. The line
     names the instructions and tool definitions where the agent has some (a fixed part the calibration
     learned of an agent with none is no part of them the user can shorten)."""
     newest = None if (at := newest_asked(messages)) is None else messages[at]
     window, margin = cm.limits.window, estimate_margin(cm.limits.window)
-    room = window - max(margin, cm.answer_asked)  # the message whole first: memoised, a PDF's pages counted once
+    room = sendable(window, cm.answer_asked)  # the message whole first: memoised, a PDF's pages counted once
     if newest is None or cm.calibration.tokens(tokens.message_tokens(newest) + cm.overhead) <= room:
         return None
     sizes = [(tokens.part_tokens(UserPromptPart([item])), item) for p in newest.parts if isinstance(p, UserPromptPart)
@@ -96,7 +96,7 @@ def no_record_fits(cm: ManagerState, messages: Sequence[ModelMessage], refused: 
     estimate, or the provider's count of the whole request less its messages', if larger."""
     assert cm.compactor is not None
     window = cm.limits.window
-    room = min(window - window // 50, window - cm.answer_asked)
+    room = sendable(window, cm.answer_asked)
     fixed = cm.calibration.tokens(cm.overhead)
     if refused:
         fixed = max(fixed, refused - cm.calibration.tokens(cm.estimate(messages)))
@@ -122,7 +122,7 @@ def record_ceiling(cm: ManagerState, trigger: str) -> int | None:
     resort bringing it to the hard limit. None for any other compaction (a /compact, or one at the
     threshold, takes what a record frees)."""
     if trigger == "reactive":
-        return cm.limits.window - max(estimate_margin(cm.limits.window), cm.answer_asked)
+        return sendable(cm.limits.window, cm.answer_asked)
     if trigger != "auto" or cm._reason != "window":
         return None
     return cm.schedule.hard_limit(cm)

@@ -61,6 +61,7 @@ from .plumbing.overflow import answer_room, as_overflow, figures, refusal_text
 from .plumbing.reply_fields import text_fields
 from .plumbing.rounds import distinct_call_ids
 from .plumbing.settings import CompactionSettings as Settings
+from .plumbing.settings import asked_output, sendable
 from .plumbing.silent_cut import a_server
 from .plumbing.stores import HistoryStore
 from .refit import cut_boundary, refit_newest
@@ -70,15 +71,6 @@ __all__ = [
     "BeforeCompact", "ContextManager", "HistoryStore", "Internals", "Layer", "SummarizerFactory", "TokenCounter",
     "WindowTooSmallError",
 ]
-
-
-def asked_output(settings: object) -> int:
-    """The `max_tokens` a request's model settings ask for (0 when they set none). An
-    OpenAI-compatible server counts it against the window with the prompt, and refuses a request
-    whose prompt leaves less: an agent with `max_tokens` above the room kept for the answer had such
-    requests refused as too long, each a request sent over the window."""
-    asked = settings.get("max_tokens") if isinstance(settings, dict) else None
-    return asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else 0
 
 
 class WindowTooSmallError(UserError):
@@ -284,7 +276,7 @@ class ContextManager(CompactingState):
                 view, _ = self.shape(list(messages))
                 tokens_now = self.measure(view)
         fits = self.fit_size(view)  # the last resort shrinks by it, and a request is refused by it
-        limit = min(self.limits.window - self.limits.window // 50, self.limits.window - self.answer_asked)
+        limit = sendable(self.limits.window, self.answer_asked)
         if self._fit_hard_limit:  # a blocked compaction over the hard limit: shrink this view instead
             limit, self._fit_hard_limit = min(limit, self.schedule.hard_limit(self)), False
         if max(tokens_now, fits) > limit:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pydantic_ai.messages import ModelMessage
 
 from ..plumbing.media_size import document_asked_at
-from ..plumbing.settings import estimate_margin
+from ..plumbing.settings import sendable
 from .view import ManagerView
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ def folds_asked_document(cm: ManagerView, messages: list[ModelMessage], tokens_n
                          keeps: Callable[[ManagerView, list[ModelMessage]], KeepPlan]) -> bool:
     """Whether the only compaction there is (`keeps`: what one would keep) would take the user's
     newest message, which attaches a document, while the request of `tokens_now` fits the window
-    less the answer's `max_tokens` (or the estimate's margin)."""
+    less the answer's `max_tokens` and the estimate's margin (`sendable`)."""
     at = document_asked_at(messages)
     return (at is not None and cm.compactor is not None
-            and tokens_now <= cm.limits.window - max(estimate_margin(cm.limits.window), cm.answer_asked)
+            and tokens_now <= sendable(cm.limits.window, cm.answer_asked)
             and keeps(cm, messages).cut > at)

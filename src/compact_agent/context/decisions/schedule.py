@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage
 
-from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin
+from ..plumbing.settings import SUMMARY_INSTRUCTION_TOKENS, Limits, estimate_margin, sendable
 from .asked_document import folds_asked_document
 from .economics import CompactionPlan, Prices, plan_compaction, record_pays, rewrite_pays, summary_cost
 from .schedule_state import ScheduleState
@@ -81,7 +81,7 @@ class Schedule(ScheduleState):
         hard = cm.limits.window - cm.limits.output_reserve - margin
         floor = cm.calibration.tokens(cm.overhead) + max(2 * self.summary_size(cm.limits),
                                                          self.rebuild_floor(cm.limits) + round(self.growth.rate))
-        return int(hard if floor < hard else cm.limits.window - max(margin, cm.answer_asked))
+        return int(hard if floor < hard else sendable(cm.limits.window, cm.answer_asked))
 
     def compaction_helps(self, cm: ManagerView, messages: list[ModelMessage], context: int, fixed: int = 0) -> bool:
         """Whether a compaction would free a tenth of the history at least: right after one, in a

@@ -57,7 +57,7 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
     definitions (`fixed`, calibrated), the tool results left in `view` (as previews) and the rest
     of the messages, with what to do about the largest. `scale` calibrates an estimate. `answer`:
     the `max_tokens` the request asks for, which the window holds with the request; `margin`: what
-    is kept free for the estimate's error where it is more (a request estimated at 268 tokens for a
+    is kept free for the estimate's error beside it (a request estimated at 268 tokens for a
     270-token window was sent, and counted 272)."""
     room, prompt_room, fewer = _room(window, answer, margin)
     if fixed >= prompt_room:
@@ -77,14 +77,16 @@ def window_refusal(view: Sequence[ModelMessage], *, size: int, window: int, fixe
 
 
 def _room(window: int, answer: int, margin: int = 0) -> tuple[str, int, str]:
-    """The window as a refusal names it, the room it leaves a prompt, and what a shorter answer adds."""
-    if margin > answer:
-        return (f"{WINDOW_NAMED} is {window:,} less the {margin:,} kept free for the estimate's error "
-                f"({window - margin:,})"), window - margin, ""
-    if not answer:
+    """The window as a refusal names it, the room it leaves a prompt (less the `max_tokens` asked and
+    the `margin` kept free for the estimate's error, both: `settings.sendable`), and what a shorter
+    answer adds."""
+    kept = [f"the {answer:,} its max_tokens asks for the answer"] if answer else []
+    kept += [f"the {margin:,} kept free for the estimate's error"] if margin else []
+    if not kept:
         return f"{WINDOW_NAMED} is {window:,}", window, ""
-    return (f"{WINDOW_NAMED} is {window:,} less the {answer:,} its max_tokens asks for the answer "
-            f"({max(0, window - answer):,})", max(0, window - answer), ", or ask for a shorter answer (max_tokens)")
+    room = max(0, window - answer - margin)
+    return (f"{WINDOW_NAMED} is {window:,} less {' and '.join(kept)} ({room:,})", room,
+            ", or ask for a shorter answer (max_tokens)" if answer else "")
 
 
 def fixed_refusal(fixed: int, window: int, *, answer: int = 0, least: int = 0, counted: bool = False) -> str:
@@ -111,7 +113,7 @@ def fixed_refusal(fixed: int, window: int, *, answer: int = 0, least: int = 0, c
 def document_refusal(name: str, size: int, fixed: int, window: int, *, answer: int = 0, margin: int = 0) -> str:
     """One line: the document `name` (its media type, identifier and bytes), attached to the newest
     message, takes `size` tokens alone (calibrated), which with the instructions and tool definitions
-    (`fixed`; 0: none named) the `window` (less `answer`, the `max_tokens` asked, or `margin`, what is
+    (`fixed`; 0: none named) the `window` (less `answer`, the `max_tokens` asked, and `margin`, what is
     kept free for the estimate's error) cannot hold, whatever a compaction leaves of the rest."""
     room, _, fewer = _room(window, answer, margin)
     more = f", and the instructions and tool definitions {fixed:,} more" if fixed else ""

@@ -205,6 +205,23 @@ def estimate_margin(window: int) -> int:
     return window // 50
 
 
+def asked_output(settings: object) -> int:
+    """The `max_tokens` a request's model settings ask for (0 when they set none). An
+    OpenAI-compatible server counts it against the window with the prompt, and refuses a request
+    whose prompt leaves less: an agent with `max_tokens` above the room kept for the answer had such
+    requests refused as too long, each a request sent over the window."""
+    asked = settings.get("max_tokens") if isinstance(settings, dict) else None
+    return asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else 0
+
+
+def sendable(window: int, answer_asked: int) -> int:
+    """The largest request, as estimated, a provider takes: the window less the `max_tokens` the
+    request asks (an OpenAI-compatible server counts it against the window with the prompt) and the
+    estimate's margin. Both, never the larger of them alone: the answer's room does not absorb the
+    estimate's error (a 4,096-token window asking 500 sent requests a server counted 1-7 tokens over)."""
+    return window - estimate_margin(window) - answer_asked
+
+
 def side_room(window: int, output: int) -> tuple[int, int]:
     """(output, input room) of a request to a side model of its own (a summary or notes model) with
     a smaller `window`: the `output` asked for, at most a quarter of that window (as `for_window`
