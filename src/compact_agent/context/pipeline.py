@@ -382,9 +382,10 @@ class ContextManager(CompactingState):
             refused, _ = figures(text)  # held to a run's per-request limit, as the request sent again is
             with request_limit.within(self, ctx.usage_limits), in_run.counted_in(ctx.usage, ctx.usage_limits):
                 compacted = await self._auto(ctx.messages, self.view, "reactive", refused)
-            if not compacted and not self._fit_hard_limit and self.limits.window >= window:
-                await self.run_stream.send(ctx)  # failed; a blocked one, or any in a window just learned
-                raise overflow  # smaller, is retried shrunk to fit (handlers.blocked, fit.py)
+            undercounted = refused is not None and refused > self.last_tokens  # the calibration learned it
+            if not compacted and not self._fit_hard_limit and self.limits.window >= window and not undercounted:
+                await self.run_stream.send(ctx)  # failed; a blocked one, any in a window just learned smaller,
+                raise overflow  # or one the server counted larger than estimated, is retried shrunk to fit (fit.py)
         await self.run_stream.send(ctx)
         if compat.RETRY_MODEL_REQUEST is not None:
             raise compat.RETRY_MODEL_REQUEST()
