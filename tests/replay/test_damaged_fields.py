@@ -133,6 +133,19 @@ def test_an_openai_chat_tool_call_whose_arguments_are_a_number_costs_its_message
     assert any("a tool call's input is a number, not an object" in w for w in run.transcript.warnings)
 
 
+@pytest.mark.parametrize(("role", "bad", "said"), [("assistant", {"x": 1}, "an object"), ("user", 5, "a number")])
+def test_an_openai_chat_message_whose_content_is_no_text_costs_itself_named(role: str, bad: object, said: str) -> None:
+    """An object was read as no text (the reply dropped, saying nothing) and a number as its digits."""
+    builder = ConversationBuilder(fallback_time=datetime(2026, 1, 1, tzinfo=UTC))
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "again"}, {"role": "assistant", "content": "done"}]
+    chat[1 if role == "assistant" else 2]["content"] = bad
+    import_chat(chat, builder)
+    assert builder.skipped == 1
+    assert builder.warnings == [f"skipped 1 entry of an unexpected shape (the first: a message's content is {said}, "
+                                "not text or a list)"]
+
+
 def test_a_responses_api_call_whose_arguments_are_a_list_costs_its_reply() -> None:
     builder = ConversationBuilder(fallback_time=datetime(2026, 1, 1, tzinfo=UTC))
     reply = {"object": "response", "output": [{"type": "function_call", "name": "bash", "arguments": [1],

@@ -58,7 +58,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from ._anthropic_blocks import add_user_blocks, block_kinds, response_parts
-from ._common import ConversationBuilder, checked, counted, text_of_blocks
+from ._common import ConversationBuilder, checked, counted, text_of_blocks, wrong_kind
 from ._mini_compaction import COMPACTED, recorded, with_compactions
 from ._recorded import CountReader, parse_time, read_counts, usage_from_mapping
 
@@ -173,7 +173,10 @@ def _handle(
             builder.add_tool_return(str(message["call_id"]), text_of_blocks(message.get("output")), timestamp)
             return True
         return False
-    text = text_of_blocks(message.get("content"))
+    content = message.get("content")  # an object or a number was read as no text, or as its digits
+    if content is not None and not isinstance(content, (str, list)):
+        raise wrong_kind("a message's content", content, "text or a list")
+    text = text_of_blocks(content)
     if role in {"system", "developer"}:
         if text.strip():
             builder.add_request_part(
