@@ -15,7 +15,7 @@ import compact_agent
 from compact_agent.context.layers.order import default_layers
 from compact_agent.context.plumbing.events import EVENT_TYPES, LAYER_NAMES
 from compact_agent.context.plumbing.settings import CompactionSettings
-from compact_agent.replay.report import LAYER_LABELS
+from compact_agent.replay.report_table import LAYER_LABELS
 from compact_agent.ui.render import savings_table
 
 from .test_layout import ROOT

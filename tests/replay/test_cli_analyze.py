@@ -292,18 +292,41 @@ def test_the_80_column_table_holds_the_widest_figures_whole():
     row: the 80-column table cut them to `100.…` and `100%/100%/10…`."""
     from rich.console import Console
 
-    from compact_agent.replay import report
+    from compact_agent.replay import report_table as report
     from compact_agent.replay.metrics import Metrics
 
     wide = Metrics("seed000-submit", "t", requests=9_999, peak=293_200, over_window=1_153, compactions=536,
                    failed_compactions=16, cost=12.345, refs_needed=10, refs_kept=10, stalls=1_234,
                    retention_users=1.0, retention_files=1.0, retention_last=1.0)
     console = Console(file=io.StringIO(), width=80, record=True)
-    console.print(report.table("", [wide], columns=report.columns_for(80)))
+    console.print(report.table("", [wide], columns=report.columns_for(console, [[wide]])))
     text = console.export_text()
     assert "…" not in text and all(len(line) <= 80 for line in text.splitlines()), text
     for shown in ("seed000-submit", "293.2K", "1153", "536 (16 fail)", "$12.345", "100.0%", "1234", "100%/100%/100%"):
         assert shown in text, (shown, text)
+
+
+def test_at_every_width_the_table_has_the_most_columns_it_shows_whole():
+    """Columns were chosen by the width alone (all from 170, the cost's parts from 110): a compaction
+    count with failures in it cut the cost to `$0.7…` at 120 columns, and `req` to `5…` at 170."""
+    from rich.console import Console
+
+    from compact_agent.replay import report_table as report
+    from compact_agent.replay.metrics import Metrics
+
+    wide = Metrics("seed000-submit", "t", requests=9_999, peak=293_200, over_window=1_153, compactions=536,
+                   failed_compactions=16, cost=12.345, refs_needed=10, refs_kept=10, stalls=1_234,
+                   retention_users=1.0, retention_files=1.0, retention_last=1.0, rebuild_miss_tokens=374_200,
+                   miss_tokens=800_000)
+    chosen = set()
+    for width in range(80, 261, 5):
+        console = Console(file=io.StringIO(), width=width, record=True)
+        columns = report.columns_for(console, [[wide]])
+        console.print(report.table("", [wide], columns=columns))
+        text = console.export_text()
+        assert "…" not in text and all(len(line) <= width for line in text.splitlines()), (width, text)
+        chosen.add(columns)
+    assert chosen == {report.SMALL, report.NARROW, report.COLUMNS}  # each where it fits
 
 
 # -- a reader that closes the pipe early -----------------------------------------------------------------

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from compact_agent.replay.report import COLUMNS, LAYER_LABELS
 from compact_agent.replay.report_notes import LEGEND
+from compact_agent.replay.report_table import COLUMNS, LAYER_LABELS
 
 from .test_cli_analyze import _compacting, cli
 

@@ -16,12 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from ..context.plumbing.events import LAYER_NAMES
 from ..models import PRICING
 from ._words import plural
 from .analysis import Analysis, AnalyzeError, label, printable, transcripts_counted
@@ -34,9 +31,7 @@ from .metrics import Metrics
 from .ours import ignored_variables
 from .report_json import to_json
 from .report_notes import (
-    MARK,
     NO_SUMMARIES,
-    PARTS,
     footer_notes,
     max_output_line,
     not_comparable,
@@ -44,12 +39,11 @@ from .report_notes import (
     warnings_summary,
     window_warning,
 )
+from .report_table import columns_for, human, table
 from .simulate import Summarize, TranscriptRun
 
 DEFAULT_WINDOW = 64_000
 DEMO_WINDOW = 20_000
-LAYER_LABELS = {**{name: f"L{i}" for i, name in enumerate(LAYER_NAMES, 1)}, "masking": "mask",
-                "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
 
 
 async def analyze(paths: Sequence[Path], *, window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
@@ -118,90 +112,6 @@ def nothing_found(skipped: Sequence[str], more_paths: int | None = None) -> str:
 
 
 # -- output ------------------------------------------------------------------------------------------
-def human(n: float) -> str:
-    n = float(n)
-    if abs(n) >= 1e6:
-        return f"{n / 1e6:.1f}M"
-    if abs(n) >= 1e3:
-        return f"{n / 1e3:.1f}K"
-    return f"{n:.0f}"
-
-
-def pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
-
-
-def freed_text(m: Metrics) -> str:
-    view = [f"{LAYER_LABELS.get(k, k)} {human(v)}" for k, v in m.freed_per_request.items() if v >= 1]
-    parts = [" ".join(view) + "/req"] if view else []
-    if m.compaction_freed:
-        parts.append(("L5 " if m.strategy == "ours" else "sum ") + human(m.compaction_freed))
-    return "; ".join(parts) or "–"
-
-
-def retention_text(m: Metrics) -> str:
-    if m.retention_users is None:
-        return "–"
-    return f"{pct(m.retention_users)}/{pct(m.retention_files)}/{pct(m.retention_last)}"
-
-
-def parts_text(m: Metrics) -> str:
-    """The cost parts in dollars, in `COST_PARTS` order: hit / miss / output / summary / notes / reread."""
-    return " ".join(f"{v:.2f}" for v in m.cost_parts.values())
-
-
-def rebuild_text(m: Metrics) -> str:
-    if not m.rebuild_miss_tokens:
-        return "–"
-    return f"{human(m.rebuild_miss_tokens)} ({pct(m.rebuild_miss_tokens / m.miss_tokens if m.miss_tokens else 0)})"
-
-
-COLUMNS = ("strategy", "req", "peak", "mean", "over", "compact", "cached", "cost", PARTS, "recall", "edit", "stalls",
-           "rebuild miss", "side", "freed (view/req; compaction)", "kept u/f/last")
-NARROW = ("strategy", "peak", "over", "compact", "cost", PARTS, "recall", "stalls", "kept u/f/last")
-SMALL = ("strategy", "peak", "over", "compact", "cost", "recall", "stalls", "kept u/f/last")  # 80 columns
-
-
-def columns_for(width: int) -> tuple[str, ...]:
-    """The columns a table of this width shows whole: all from 170, the cost's parts from 110, else
-    the ones that decide the comparison (a file or a pipe gets 80 columns)."""
-    return COLUMNS if width >= 170 else NARROW if width >= 110 else SMALL
-
-
-def recall_text(m: Metrics) -> str:
-    return f"{100 * m.recall:.1f}%" if m.refs_needed else "–"
-
-
-def edit_text(m: Metrics) -> str:
-    return f"{100 * m.edit_ready:.0f}%" if m.edits_needed else "–"
-
-
-def table(title: str, rows: Sequence[Metrics], caption: str = "", columns: Sequence[str] = COLUMNS) -> Table:
-    """One row per strategy; a narrow terminal gets the columns that decide the comparison."""
-    unfair = not_comparable(rows)  # more requests over the window than ours: marked, never ranked
-    small = columns == SMALL  # 80 columns: no room for rules between the columns, nor padding beside them
-    t = Table(title=title or None, caption=caption or None, title_justify="left", caption_justify="left", pad_edge=False,
-              box=box.SIMPLE_HEAD if small else box.HEAVY_HEAD, show_edge=not small, collapse_padding=small,
-              padding=(0, 0) if small else (0, 1))
-    for c in columns:
-        t.add_column(c, justify="left" if c in ("strategy", "freed (view/req; compaction)") else "right",
-                     no_wrap=c != "freed (view/req; compaction)")
-    for m in rows:
-        cells = {
-            "strategy": f"[bold]{m.strategy}[/]" if m.strategy == "ours" else m.strategy + (MARK if m.strategy in unfair else ""),
-            "req": str(m.requests), "peak": human(m.peak), "mean": human(m.mean),
-            "over": f"[bold red]{m.over_window}[/]" if m.over_window else "0",
-            "compact": str(m.compactions) + (f" ({m.failed_compactions} fail)" if m.failed_compactions else ""),
-            "input": human(m.input_tokens), "cached": pct(m.cache_share), "output": human(m.output_tokens),
-            "cost": f"${m.cost:.3f}", PARTS: parts_text(m), "rebuild miss": rebuild_text(m),
-            "side": pct(m.summary_share), "freed (view/req; compaction)": freed_text(m),
-            "kept u/f/last": retention_text(m), "recall": recall_text(m), "edit": edit_text(m),
-            "stalls": str(m.stalls),
-        }
-        t.add_row(*(cells[c] for c in columns))
-    return t
-
-
 def fit_caption(run: TranscriptRun) -> str:
     """The transcript's format and requests, and how its sizes were measured: the fit of the
     recorded usage, or (no usage recorded, or none that follows the messages) the note saying the
@@ -222,13 +132,14 @@ def fit_caption(run: TranscriptRun) -> str:
 
 
 def print_tables(analysis: Analysis, console: Console, per_transcript: bool = True) -> None:
-    columns = columns_for(console.width)
+    each = [analysis.metrics(run) for run in analysis.runs] if per_transcript else []
+    totals = analysis.totals() if len(analysis.runs) > 1 or not per_transcript else None
+    columns = columns_for(console, [*each, *([totals] if totals is not None else [])])
     shown: list[Metrics] = []  # every row printed, for the notes on what "–" and "(1 fail)" are
     unfair = False  # a row is marked (MARK): not comparable with ours, or over the window without it
     redacted = False  # a row showing recall "–" is of a transcript replayed on filler for redacted text
     if per_transcript:
-        for run in analysis.runs:
-            rows = analysis.metrics(run)
+        for run, rows in zip(analysis.runs, each, strict=True):
             console.print(printable(label(run.transcript.source)), soft_wrap=True, markup=False)  # a path: never split by us
             console.print(table("", rows, fit_caption(run), columns))
             for warning in run.transcript.warnings:
@@ -236,8 +147,7 @@ def print_tables(analysis: Analysis, console: Console, per_transcript: bool = Tr
             shown += rows
             unfair |= bool(not_comparable(rows))
             redacted |= bool(run.transcript.filler_chars) and any(not m.refs_needed for m in rows)
-    if len(analysis.runs) > 1 or not per_transcript:
-        totals = analysis.totals()
+    if totals is not None:
         console.print(table(f"Total over {transcripts_counted(analysis.runs)}", totals, columns=columns))
         shown += totals
         unfair |= bool(not_comparable(totals))

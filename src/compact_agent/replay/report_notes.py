@@ -30,7 +30,7 @@ def mark_note(rows: Sequence[Metrics]) -> str:
     """What `MARK` means under tables of these rows: beside ours, more requests over than ours; without it, any."""
     return NOT_COMPARABLE if any(m.strategy == "ours" for m in rows) else OVER_WINDOW
 
-#: The cost parts' column (report.parts_text): hit / miss / output / summary / notes / reread.
+#: The cost parts' column (report_table.parts_text): hit / miss / output / summary / notes / reread.
 PARTS = "hit miss out sum notes reread $"
 
 
