@@ -120,7 +120,7 @@ def test_a_lone_request_whose_usage_is_no_count_is_not_said_to_have_recorded_non
     table = cli("t.json", "-s", "ours", cwd=tmp_path, env={"COLUMNS": "300"})
     assert table.returncode == 0, table.stderr
     assert ("warning: the recorded usage of 1 response holds a value that is no count of tokens (prompt_tokens is "
-            "not a number (NaN)): not believed") in table.stdout, table.stdout
+            "not a number (NaN), completion_tokens is infinite): not believed") in table.stdout, table.stdout
 
 
 def test_several_fields_are_named_with_how_many(tmp_path: Path) -> None:
@@ -151,3 +151,18 @@ def test_an_output_count_is_read_as_the_others_are(tmp_path: Path) -> None:
     responses = [m for m in transcript.messages if isinstance(m, ModelResponse)]
     assert [r.usage.unmeasured_requests for r in responses] == [0, 0, 1, 0, 0]
     assert any("(output_tokens is text)" in w for w in transcript.warnings), transcript.warnings
+
+
+def test_every_field_that_is_no_count_is_counted_not_only_each_response_s_first(tmp_path: Path) -> None:
+    """Both counts of both responses were no count: said as 'prompt_tokens in 1, completion_tokens in 1'."""
+    chat: list[dict[str, Any]] = []
+    for i, usage in enumerate(({"prompt_tokens": "lots", "completion_tokens": -5},
+                               {"prompt_tokens": 40, "completion_tokens": float("nan")},
+                               {"prompt_tokens": 50, "completion_tokens": 1})):
+        chat += [{"role": "user", "content": f"step {i}"}, {"role": "assistant", "content": "ok", "usage": usage}]
+    (tmp_path / "t.json").write_text(json.dumps(chat))
+    transcript = load_transcript(tmp_path / "t.json")
+    said = [w for w in transcript.warnings if "no count of tokens" in w]
+    assert said == ["the recorded usage of 2 responses holds a value that is no count of tokens (completion_tokens in "
+                    "2, prompt_tokens in 1; the first: prompt_tokens is text): not believed, those are replayed as "
+                    "without recorded usage (size fitted, output estimated)"], said

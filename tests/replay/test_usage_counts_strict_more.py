@@ -155,7 +155,7 @@ def test_a_cline_line_whose_counts_are_all_text_is_a_request_said_not_dropped(tm
     the line out, and its response without usage, in silence."""
     transcript = _cline(tmp_path, tokensIn="5", tokensOut="8")
     unknown_at(transcript, 1)
-    said(transcript, "tokensIn", "text")
+    said(transcript, "tokensIn", "text, tokensOut is text")  # each field that was no count
 
 
 # --- the metrics of Cline's SDK sessions (_cline_sdk._counts) ---------------------------------------------------

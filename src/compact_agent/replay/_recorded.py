@@ -157,14 +157,29 @@ T = TypeVar("T")
 
 
 def read_counts(read: Callable[[CountReader], T]) -> T | RequestUsage:
-    """What `read` makes of the counts it takes with the reader it is given (`_int`), or, when one of
+    """What `read` makes of the counts it takes with the reader it is given (`_int`), or, when any of
     them is no count (`_count`: text, NaN, a negative number, a fraction, a bool), the request's usage
-    unknown and marked for `set_aside_absurd_usage` to say: no partial count. Every importer's counts
-    are read so, whatever its usage's shape (`usage_from_mapping` for the common ones)."""
+    unknown and marked for `set_aside_absurd_usage` to say, each field that was: no partial count.
+    Every importer's counts are read so, whatever its usage's shape (`usage_from_mapping` for the
+    common ones). The first field alone was marked: a response whose two counts were both text was
+    said as one of the first's."""
+    bad: dict[str, str] = {}
+
+    def reader(mapping: Mapping[str, Any], *keys: str) -> int:
+        try:
+            return _int(mapping, *keys)
+        except _Unreadable as exc:  # read on, for the other fields' marks
+            bad.setdefault(exc.key, exc.what)
+            return 0
     try:
-        return read(_int)
-    except _Unreadable as exc:  # no partial count: the request is as one without recorded usage
-        return RequestUsage(unmeasured_requests=1, details={f"{UNREADABLE}{exc.key}: {exc.what}": 1})
+        value = read(reader)
+    except _Unreadable as exc:  # a count read without the reader
+        bad.setdefault(exc.key, exc.what)
+    else:
+        if not bad:
+            return value
+    # No partial count: the request is as one without recorded usage.
+    return RequestUsage(unmeasured_requests=1, details={f"{UNREADABLE}{k}: {what}": 1 for k, what in bad.items()})
 
 
 def usage_from_mapping(raw: Any) -> RequestUsage | None:
@@ -180,33 +195,33 @@ def usage_from_mapping(raw: Any) -> RequestUsage | None:
     """
     if not isinstance(raw, Mapping):
         return None
-    return read_counts(lambda _: _read_usage(raw))
+    return read_counts(lambda count: _read_usage(raw, count))
 
 
-def _read_usage(raw: Mapping[str, Any]) -> RequestUsage | None:
+def _read_usage(raw: Mapping[str, Any], count: CountReader) -> RequestUsage | None:
     if "prompt_tokens" in raw or "completion_tokens" in raw:
         return RequestUsage(
-            input_tokens=_int(raw, "prompt_tokens"),
-            cache_read_tokens=_int(raw, "prompt_cache_hit_tokens", "prompt_tokens_details.cached_tokens"),
-            output_tokens=_int(raw, "completion_tokens"),
-            output_reasoning_tokens=_int(raw, "completion_tokens_details.reasoning_tokens"),
+            input_tokens=count(raw, "prompt_tokens"),
+            cache_read_tokens=count(raw, "prompt_cache_hit_tokens", "prompt_tokens_details.cached_tokens"),
+            output_tokens=count(raw, "completion_tokens"),
+            output_reasoning_tokens=count(raw, "completion_tokens_details.reasoning_tokens"),
         )
     if "cache_read_input_tokens" in raw or "cache_creation_input_tokens" in raw:
-        cache_read = _int(raw, "cache_read_input_tokens")
-        cache_write = _int(raw, "cache_creation_input_tokens")
+        cache_read = count(raw, "cache_read_input_tokens")
+        cache_write = count(raw, "cache_creation_input_tokens")
         return RequestUsage(
-            input_tokens=_int(raw, "input_tokens") + cache_read + cache_write,
+            input_tokens=count(raw, "input_tokens") + cache_read + cache_write,
             cache_read_tokens=cache_read,
             cache_write_tokens=cache_write,
-            cache_write_1h_tokens=_int(raw, "cache_creation.ephemeral_1h_input_tokens"),
-            output_tokens=_int(raw, "output_tokens"),
+            cache_write_1h_tokens=count(raw, "cache_creation.ephemeral_1h_input_tokens"),
+            output_tokens=count(raw, "output_tokens"),
         )
     if "input_tokens" in raw or "output_tokens" in raw:
         return RequestUsage(
-            input_tokens=_int(raw, "input_tokens"),
-            cache_read_tokens=_int(raw, "cached_input_tokens", "input_tokens_details.cached_tokens"),
-            output_tokens=_int(raw, "output_tokens"),
-            output_reasoning_tokens=_int(
+            input_tokens=count(raw, "input_tokens"),
+            cache_read_tokens=count(raw, "cached_input_tokens", "input_tokens_details.cached_tokens"),
+            output_tokens=count(raw, "output_tokens"),
+            output_reasoning_tokens=count(
                 raw, "reasoning_output_tokens", "output_tokens_details.reasoning_tokens"
             ),
         )
@@ -232,7 +247,7 @@ def set_aside_absurd_usage(messages: Sequence[ModelMessage]) -> str | None:
     None when every count is believable."""
     absurd, unreadable = 0, 0
     fields: Counter[str] = Counter()
-    first = ""
+    first: list[str] = []  # the first such response's marks: each field that was no count, and what it was
     for m in messages:
         if not isinstance(m, ModelResponse):
             continue
@@ -240,18 +255,18 @@ def set_aside_absurd_usage(messages: Sequence[ModelMessage]) -> str | None:
             m.usage = unmeasured_usage()
             unreadable += 1
             fields.update({mark.partition(": ")[0] for mark in marks})
-            first = first or marks[0]
+            first = first or marks
         elif max(m.usage.input_tokens, m.usage.output_tokens, m.usage.cache_read_tokens,
                  m.usage.cache_write_tokens) > MAX_BELIEVED_TOKENS:
             m.usage = unmeasured_usage()
             absurd += 1
     notes = []
     if unreadable:
-        named = ", ".join(f"{key} in {count:,}" for key, count in fields.most_common()) if unreadable > 1 else ""
-        key, _, what = first.partition(": ")
+        each = [f"{key} is {what}" for key, _, what in (mark.partition(": ") for mark in first)]
+        said = ", ".join(each) if unreadable == 1 else (
+            ", ".join(f"{key} in {count:,}" for key, count in fields.most_common()) + f"; the first: {each[0]}")
         notes.append(f"the recorded usage of {plural(unreadable, 'response')} holds a value that is no count of tokens "
-                     f"({named}{'; the first: ' if named else ''}{key} is {what}): not believed, "
-                     f"{_replayed(unreadable)}")
+                     f"({said}): not believed, {_replayed(unreadable)}")
     if absurd:
         notes.append(f"the recorded usage of {plural(absurd, 'response')} counts more than {MAX_BELIEVED_TOKENS:,} "
                      f"tokens, more than any provider reports for one request: not believed, {_replayed(absurd)}")
