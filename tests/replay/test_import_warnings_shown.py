@@ -55,3 +55,5 @@ def test_the_tables_show_each_transcripts_warnings_and_the_totals_sum_them_up(tm
     assert totals.stdout.count("warning:") == 1
     assert (f"warning: {warned} of 2 transcripts were imported with warnings (1 replayed on deterministic filler "
             "standing for redacted text)") in " ".join(totals.stdout.split())
+    listed = json.loads(cli(".", "-s", "ours", "--totals", "--json", cwd=tmp_path).stdout)["warnings"]
+    assert listed == {path: w for path, w in said.items() if w}  # as that line says --json lists them

@@ -28,7 +28,10 @@ def to_json(analysis: Analysis, totals_only: bool = False) -> dict[str, Any]:
         return {**head, "transcripts": len(analysis.runs),
                 "compaction_requests": sum(1 for run in analysis.runs if run.transcript.compaction_request),
                 "subagents": sum(1 for run in analysis.runs if run.transcript.subagent),
-                "totals": results_json(analysis.totals()), "skipped": analysis.skipped}
+                "totals": results_json(analysis.totals()), "skipped": analysis.skipped,
+                # each warned transcript's warnings, as the line under the totals table says `--json` lists them
+                "warnings": {str(run.transcript.source): run.transcript.warnings for run in analysis.runs
+                             if run.transcript.warnings}}
     return {
         **head,
         "transcripts": [
