@@ -415,3 +415,9 @@ def test_files_found_in_a_folder_that_are_plainly_no_transcripts_are_said_in_one
     assert len(lines) == 3, lines
     skipped = json.loads(out.stdout)["skipped"]
     assert len(skipped) == 6 and f"skipped {tmp_path / 'b.csv'}: not a transcript" in skipped, skipped
+    for name in ("README.md", "LICENSE"):  # a second folder with the same names (and named.txt): each name said once
+        (tmp_path / "0more" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "0more" / name).write_text("text\n")
+    out = cli(str(tmp_path), "--json", "--strategy", "none")
+    assert "compact-agent: skipped 7 files that are not transcripts (LICENSE, README.md, a.csv, …)" in \
+        out.stderr.splitlines(), out.stderr

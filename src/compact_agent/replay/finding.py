@@ -134,7 +134,8 @@ def skip_lines(notes: Sequence[str], plain: frozenset[Path]) -> list[str]:
         names = [group[n] for n in out if n in group]
         if len(names) < least:
             continue
-        shown = ", ".join(names[:NAMES_SHOWN]) + (", …" if len(names) > NAMES_SHOWN else "")
+        distinct = list(dict.fromkeys(names))  # two folders' README.md is said once
+        shown = ", ".join(distinct[:NAMES_SHOWN]) + (", …" if len(distinct) > NAMES_SHOWN else "")
         first = next(i for i, n in enumerate(out) if n in group)
         out = [f"skipped {len(names):,} {what} ({shown}{tail})" if i == first else n
                for i, n in enumerate(out) if n not in group or i == first]
