@@ -60,6 +60,7 @@ async def test_a_path_outside_the_working_directory_is_refused(env: ToolEnv, wor
             "symlink": "link/secret.txt"}[how]
     refused = await call(env, tool, path=path, **PATH_TOOLS[tool])
     assert refused.startswith("permission denied:") and "outside the working directory" in refused, refused
+    assert "--add-dir" in refused  # what the user gives on the command line (it said extra_dirs alone)
     assert "\n" not in refused and "secret\n" not in refused
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert (outside / "secret.txt").read_text() == "secret\n"

@@ -203,7 +203,7 @@ class Permissions:
             return None
         return (
             f"permission denied: {resolved} is outside the working directory {self.cwd}; "
-            f"{verb} inside it (or the user can allow the directory with extra_dirs)"
+            f"{verb} inside it (or the user can allow the directory: --add-dir, or extra_dirs in the config)"
         )
 
     def _protected(self, resolved: Path, writing: bool) -> str | None:
