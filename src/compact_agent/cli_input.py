@@ -95,7 +95,9 @@ def _not_text(what: str, data: bytes) -> typer.Exit:
     import codecs
 
     marked = data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))  # UTF-32's too
-    why = "its bytes do not follow its byte-order mark" if marked else "it holds a NUL byte"
+    # a NUL after UTF-8's mark is the reason, whatever follows (valid UTF-8 and a NUL read "do not follow")
+    nul = b"\0" in data and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    why = "it holds a NUL byte" if nul or not marked else "its bytes do not follow its byte-order mark"
     return fail(f"{what} is binary data, not text ({why}): nothing was sent", 2)
 
 

@@ -31,6 +31,7 @@ NOISE = random.Random(7).randbytes(300_000)  # as /dev/urandom gives: NUL bytes 
     (("-p", "-"), NOISE, "it holds a NUL byte"),
     (("-p", "explain"), b"a log line\n" * 2000 + b"\0tail", "it holds a NUL byte"),  # past the first 8 KB too
     (("-p", "explain"), codecs.BOM_UTF8 + b"caf\xe9", "its bytes do not follow its byte-order mark"),
+    (("-p", "explain"), codecs.BOM_UTF8 + b"\x00abc", "it holds a NUL byte"),  # UTF-8 whole: the NUL is why
 ])
 def test_binary_stdin_is_refused_in_one_line(cli, args, data, why):
     with FakeOpenAIServer(lambda req: Reply.text("ok")) as server:
