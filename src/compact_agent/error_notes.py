@@ -204,11 +204,16 @@ def note_served_models(e: BaseException, ids: list[str]) -> None:
         e.add_note(_SERVED_NOTE + "\0".join(ids))
 
 
+def served_ids(e: BaseException) -> list[str]:
+    """The model ids `note_served_models` noted on `e` (none where no list was noted)."""
+    note = next((n for n in getattr(e, "__notes__", ()) if isinstance(n, str) and n.startswith(_SERVED_NOTE)), "")
+    return note.removeprefix(_SERVED_NOTE).split("\0") if note else []
+
+
 def served_words(e: BaseException, shown: int = 8) -> str:
     """`; the server serves fake-model` (the first `shown`, and how many more) for the 404's line,
     or '' where no list was noted."""
-    note = next((n for n in getattr(e, "__notes__", ()) if isinstance(n, str) and n.startswith(_SERVED_NOTE)), "")
-    ids = note.removeprefix(_SERVED_NOTE).split("\0") if note else []
+    ids = served_ids(e)
     if not ids:
         return ""
     more = f" and {len(ids) - shown} more" if len(ids) > shown else ""

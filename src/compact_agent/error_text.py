@@ -29,7 +29,15 @@ from .error_causes import (
 )
 from .error_causes import connection_reason as connection_reason  # the agent's other lines ask here
 from .error_causes import first_line as first_line
-from .error_notes import address_named, endpoint_given, in_repl, limit_chosen_by, model_note, served_words
+from .error_notes import (
+    address_named,
+    endpoint_given,
+    in_repl,
+    limit_chosen_by,
+    model_note,
+    served_ids,
+    served_words,
+)
 
 
 def no_key_line(at: str) -> str:
@@ -303,9 +311,12 @@ def not_found(e: BaseException, at: str) -> str:
     chosen = model_note(e, repl)
     flag = "/model" if repl else "-m"
     name = f" ({chosen})" if chosen else f" ({flag} {model})" if isinstance(model, str) and model else ""
-    return then(f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}",
-                f"; check the model name{name} and that {address_named(e)} is the server's API address (it often "
-                "ends in /v1)" + served_words(e))
+    head = f"the model endpoint{at} answered HTTP 404{': ' + said if said else ' (not found), no error message'}"
+    if isinstance(model, str) and model in served_ids(e):  # the name is not why: "check the model name" was said of it
+        return then(head, f"; the server lists {model}, so check that {address_named(e)} is its API address (it "
+                          "often ends in /v1) and what is between them (a proxy)")
+    return then(head, f"; check the model name{name} and that {address_named(e)} is the server's API address (it often "
+                      "ends in /v1)" + served_words(e))
 
 
 def unusable_model(e: BaseException, *, url: str, key_from: str) -> str:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.e2e.conftest import Cli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 HINT = "and that --base-url is the server's API address (it often ends in /v1)"
 
@@ -68,6 +68,18 @@ def test_a_404_with_the_servers_message_says_it_with_the_address(cli: Cli) -> No
                                   "HTTP 404: The model `other` does not exist or you do not have access to it; "
                                   f"check the model name (-m other) {HINT}; the server serves served")
 
+
+
+def test_a_404_for_a_model_the_server_lists_does_not_say_to_check_the_name(cli: Cli) -> None:
+    """A proxy that answers 404 for the chat path of a server that lists the model: the line said to
+    check the model name (-m fake-model) and that the server serves fake-model."""
+    with FakeOpenAIServer(lambda req: Reply.text("ok"), faults=lambda req, attempt: Fault.http(404)) as server:
+        r = cli("-p", "hi", "--base-url", server.base_url, "-m", "fake-model", "--api-key", "k")
+    assert r.code == 1
+    line = one_line(r.stderr)
+    assert "check the model name" not in line, line
+    assert line.endswith("; the server lists fake-model, so check that --base-url is its API address (it often "
+                         "ends in /v1) and what is between them (a proxy)"), line
 
 
 def test_the_models_a_server_lists_are_named_under_its_404_for_the_default_one(cli: Cli) -> None:
