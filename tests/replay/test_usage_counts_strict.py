@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelResponse
 
 from compact_agent.replay import load_transcript
 from compact_agent.replay._recorded import usage_from_mapping
+from compact_agent.replay.importers import Transcript
 
 from .test_cli_analyze import cli
 
@@ -123,16 +124,20 @@ def test_a_lone_request_whose_usage_is_no_count_is_not_said_to_have_recorded_non
             "not a number (NaN), completion_tokens is infinite): not believed") in table.stdout, table.stdout
 
 
-def test_several_fields_are_named_with_how_many(tmp_path: Path) -> None:
+def _chat_of(tmp_path: Path, *usages: dict[str, Any]) -> tuple[Transcript, list[str]]:
+    """A chat whose responses record `usages`, loaded, and its warnings of counts that are none."""
     chat: list[dict[str, Any]] = []
-    for i, usage in enumerate(({"prompt_tokens": "10", "completion_tokens": 1},
-                               {"prompt_tokens": 20, "completion_tokens": -1},
-                               {"prompt_tokens": 30.5, "completion_tokens": 1},
-                               {"prompt_tokens": 40, "completion_tokens": 1})):
+    for i, usage in enumerate(usages):
         chat += [{"role": "user", "content": f"step {i}"}, {"role": "assistant", "content": "ok", "usage": usage}]
     (tmp_path / "t.json").write_text(json.dumps(chat))
     transcript = load_transcript(tmp_path / "t.json")
-    said = [w for w in transcript.warnings if "no count of tokens" in w]
+    return transcript, [w for w in transcript.warnings if "no count of tokens" in w]
+
+
+def test_several_fields_are_named_with_how_many(tmp_path: Path) -> None:
+    transcript, said = _chat_of(tmp_path, {"prompt_tokens": "10", "completion_tokens": 1},
+                                {"prompt_tokens": 20, "completion_tokens": -1},
+                                {"prompt_tokens": 30.5, "completion_tokens": 1}, {"prompt_tokens": 40, "completion_tokens": 1})
     assert said == ["the recorded usage of 3 responses holds a value that is no count of tokens (prompt_tokens in 2, "
                     "completion_tokens in 1; the first: prompt_tokens is text): not believed, those are replayed as "
                     "without recorded usage (size fitted, output estimated)"], said
@@ -154,15 +159,10 @@ def test_an_output_count_is_read_as_the_others_are(tmp_path: Path) -> None:
 
 
 def test_every_field_that_is_no_count_is_counted_not_only_each_response_s_first(tmp_path: Path) -> None:
-    """Both counts of both responses were no count: said as 'prompt_tokens in 1, completion_tokens in 1'."""
-    chat: list[dict[str, Any]] = []
-    for i, usage in enumerate(({"prompt_tokens": "lots", "completion_tokens": -5},
-                               {"prompt_tokens": 40, "completion_tokens": float("nan")},
-                               {"prompt_tokens": 50, "completion_tokens": 1})):
-        chat += [{"role": "user", "content": f"step {i}"}, {"role": "assistant", "content": "ok", "usage": usage}]
-    (tmp_path / "t.json").write_text(json.dumps(chat))
-    transcript = load_transcript(tmp_path / "t.json")
-    said = [w for w in transcript.warnings if "no count of tokens" in w]
+    """The first response's two counts and the second's output were no count: said as 'prompt_tokens in
+    1, completion_tokens in 1', each response's first field alone."""
+    _, said = _chat_of(tmp_path, {"prompt_tokens": "lots", "completion_tokens": -5},
+                       {"prompt_tokens": 40, "completion_tokens": float("nan")}, {"prompt_tokens": 50, "completion_tokens": 1})
     assert said == ["the recorded usage of 2 responses holds a value that is no count of tokens (completion_tokens in "
                     "2, prompt_tokens in 1; the first: prompt_tokens is text): not believed, those are replayed as "
                     "without recorded usage (size fitted, output estimated)"], said
