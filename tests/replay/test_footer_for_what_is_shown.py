@@ -66,7 +66,9 @@ def test_without_ours_rows_over_the_window_are_marked_and_ours_is_not_spoken_of(
     assert "each rival: docs/analyzer.md" in text
     assert freed_legend({"none", "gemini", "cline"}) in text
     assert freed_legend({"none", "gemini", "cline"}) == ("freed: the rivals' out-mask and trunc (gemini's output "
-                                                          "masking and truncation), sum (their compaction)")
+                                                          "masking and truncation), cut (cline's compaction, rebuilt "
+                                                          "without a model), sum (their compaction)")
+    assert freed_legend({"cline"}) == "freed: the rivals' cut (cline's compaction, rebuilt without a model)"
     assert "summaries by the deterministic stand-in" in text  # gemini writes them
     got = json.loads(_run([tmp_path], ["none", "cline"], capsys, as_json=True))
     assert [r["comparable"] for r in got["totals"]] == [False, True]  # as the table marks them: none*, cline

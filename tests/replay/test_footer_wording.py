@@ -35,7 +35,7 @@ def test_every_column_shown_is_defined_under_the_tables_at_every_width(tmp_path:
 
 def test_the_freed_legend_names_the_rivals_labels_too() -> None:
     legend = LEGEND["freed (view/req; compaction)"]
-    for label in {*LAYER_LABELS.values(), "clear", "sum"}:
+    for label in {*LAYER_LABELS.values(), "clear", "sum", "cut"}:
         assert re.search(rf"(^|[ :;,']){re.escape(label)}( |$)", legend), (label, legend)
 
 

@@ -109,8 +109,8 @@ LEGEND = {
     "side": "side = share of the cost spent on summaries, probes and session-notes updates",
     "freed (view/req; compaction)": "freed: ours' L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 "
                                     "compaction; the rivals' mask (masking), prune (opencode), out-mask and trunc "
-                                    "(gemini's output masking and truncation), clear (anthropic-clear), sum "
-                                    "(their compaction)",
+                                    "(gemini's output masking and truncation), clear (anthropic-clear), cut (cline's "
+                                    "compaction, rebuilt without a model), sum (their compaction)",
     "kept u/f/last": "kept = share of the user's messages / changed files / last request present after each "
                      "compaction (– = no compaction; between the slashes, no file changed before one)",
 }
@@ -119,9 +119,9 @@ LEGEND = {
 #: The freed column's labels, by the strategy whose rows show them (LEGEND's, for the strategies shown).
 FREED = {"ours": "ours' L1 budget, L2 snip, L3 microcompact, L4 collapse, L5 compaction", "masking": "mask (masking)",
          "opencode": "prune (opencode)", "gemini": "out-mask and trunc (gemini's output masking and truncation)",
-         "anthropic-clear": "clear (anthropic-clear)"}
-#: The strategies whose rows never show `sum`: no compaction of theirs, or ours' (L5).
-NO_SUM = frozenset({"ours", "none", "masking"})
+         "anthropic-clear": "clear (anthropic-clear)", "cline": "cut (cline's compaction, rebuilt without a model)"}
+#: The strategies whose rows never show `sum`: no compaction of theirs, ours' (L5), or one no model writes (`cut`).
+NO_SUM = frozenset({"ours", "none", "masking", "cline"})
 
 
 def freed_legend(strategies: Collection[str]) -> str:

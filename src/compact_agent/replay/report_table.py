@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..context.plumbing.events import LAYER_NAMES
 from .metrics import Metrics
-from .report_notes import MARK, PARTS, not_comparable
+from .report_notes import MARK, NO_SUMMARIES, PARTS, not_comparable
 
 LAYER_LABELS = {**{name: f"L{i}" for i, name in enumerate(LAYER_NAMES, 1)}, "masking": "mask",
                 "prune": "prune", "output-mask": "out-mask", "truncate": "trunc"}
@@ -36,7 +36,8 @@ def freed_text(m: Metrics) -> str:
     view = [f"{LAYER_LABELS.get(k, k)} {human(v)}" for k, v in m.freed_per_request.items() if v >= 1]
     parts = [" ".join(view) + "/req"] if view else []
     if m.compaction_freed:
-        parts.append(("L5 " if m.strategy == "ours" else "sum ") + human(m.compaction_freed))
+        label = "L5" if m.strategy == "ours" else "cut" if m.strategy in NO_SUMMARIES else "sum"  # no model wrote it
+        parts.append(f"{label} {human(m.compaction_freed)}")
     return "; ".join(parts) or "–"
 
 
