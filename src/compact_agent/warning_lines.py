@@ -19,9 +19,9 @@ def warning_line(message: Warning | str, category: type[Warning], filename: str,
     """A Python warning from a library as one line of ours: no file, line or class name. Not pydantic-ai's
     failure to price a reply (a model name it cannot look up): the costs shown are from the model's prices."""
     text = str(message)
-    if getattr(category, "__name__", "") == _PRICE_FAILED[0] or text.startswith(_PRICE_FAILED[1]):
+    if _said(_PRICE_FAILED, text, category):
         return
-    if _odd_usage(text, category) or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
+    if _said(_USAGE_FAILED, text, category) or _token_counts(text):  # pydantic / pydantic-ai on odd usage fields
         text = "the provider reported token usage that is not a count (negative or not a number); costs may be off"
     elif text.startswith(_SERIALIZER):  # another value: said as it is, without pydantic's class names
         text = "a value was not written out as its type says: " + "; ".join(
@@ -37,11 +37,11 @@ _USAGE_FAILED = ("UsageExtractionFailedWarning", "Failed to extract usage")
 _PRICE_FAILED = ("CostCalculationFailedWarning", "Failed to get cost")
 
 
-def _odd_usage(text: str, category: type[Warning]) -> bool:
-    """pydantic-ai could not read a provider's token counts. Not any warning that says "usage": a
-    deprecation of `result.usage()` or a notice that some responses had none is no count that is odd,
-    and is said as itself."""
-    return getattr(category, "__name__", "") == _USAGE_FAILED[0] or text.startswith(_USAGE_FAILED[1])
+def _said(known: tuple[str, str], text: str, category: type[Warning]) -> bool:
+    """Whether the warning is the `known` one, by its class or its first words. Not any warning that
+    says "usage": a deprecation of `result.usage()` or a notice that some responses had none is no
+    count that is odd, and is said as itself."""
+    return getattr(category, "__name__", "") == known[0] or text.startswith(known[1])
 
 
 def _token_counts(text: str) -> bool:

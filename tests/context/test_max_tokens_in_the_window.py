@@ -23,26 +23,32 @@ from tests.fakes.openai_server import ChatRequest, FakeOpenAIServer, Reply
 WINDOW = 4_000
 
 
-def reading() -> FakeOpenAIServer:
-    pages = {"n": 0}
+def reading(rounds: list[list[tuple[int, int]]] | None = None, window: int = WINDOW,
+            chars_per_token: float = 4.0) -> FakeOpenAIServer:
+    """A model that reads `rounds` of (page, words) at once, then is done: by default 20 pages of 150
+    words, one a step."""
+    plan = rounds if rounds is not None else [[(n, 150)] for n in range(1, 21)]
+    steps = {"n": 0}
 
     def answer(req: ChatRequest) -> Reply:
         if "<summary>" in req.last_user_text():
             return Reply.text("<summary>Pages read so far.</summary>")
-        pages["n"] += 1
-        return Reply.tools([("read", {"page": pages["n"]})]) if pages["n"] <= 20 else Reply.text("done")
-    return FakeOpenAIServer(answer, window=WINDOW)
+        steps["n"] += 1
+        if steps["n"] > len(plan):
+            return Reply.text("done")
+        return Reply.tools([("read", {"page": page, "words": words}) for page, words in plan[steps["n"] - 1]])
+    return FakeOpenAIServer(answer, window=window, chars_per_token=chars_per_token)
 
 
-def reader(server: FakeOpenAIServer, max_tokens: int) -> Agent[None, str]:
+def reader(server: FakeOpenAIServer, max_tokens: int, window: int = WINDOW) -> Agent[None, str]:
     model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-    agent = Agent(model, capabilities=[ContextManager(window=WINDOW)],
+    agent = Agent(model, capabilities=[ContextManager(window=window)],
                   model_settings=ModelSettings(max_tokens=max_tokens))
 
     @agent.tool_plain
-    def read(page: int) -> str:
+    def read(page: int, words: int = 150) -> str:
         """Read a page."""
-        return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(150))
+        return f"page {page}: " + " ".join(f"w{page}x{i}" for i in range(words))
     return agent
 
 
@@ -67,29 +73,23 @@ async def test_a_request_shrunk_to_fit_keeps_the_estimate_margin_beside_the_max_
     """Rounds of five pages at once, more than a 4,096-token window's hard limit holds, are shrunk to
     what the window takes; the server's tokenizer counts a little more than the calibrated estimate.
     Shrunk to the window less the 500 asked alone, the fifth request went out at 3,635 tokens + 500."""
-    steps = {"n": 0}
-
-    def answer(req: ChatRequest) -> Reply:
-        if "<summary>" in req.last_user_text():
-            return Reply.text("<summary>Pages read so far.</summary>")
-        steps["n"] += 1
-        n = steps["n"]
-        if n <= 4:  # small pages first: the calibration learns the tokenizer
-            return Reply.tools([("page", {"number": n, "words": 120})])
-        if n <= 10:
-            return Reply.tools([("page", {"number": 10 * n + j, "words": 300}) for j in range(5)])
-        return Reply.text("done")
-
-    with FakeOpenAIServer(answer, window=4_096, chars_per_token=3.5) as server:
-        model = OpenAIChatModel("fake-model", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
-        agent = Agent(model, capabilities=[ContextManager(window=4_096)], model_settings=ModelSettings(max_tokens=500))
-
-        @agent.tool_plain
-        def page(number: int, words: int) -> str:
-            """Read a page."""
-            return f"page {number}: " + " ".join(f"w{number}x{i}" for i in range(words))
-        result = await agent.run("Read every page.", usage_limits=UsageLimits(request_limit=60))
+    small = [[(n, 120)] for n in range(1, 5)]  # small pages first: the calibration learns the tokenizer
+    rounds = [[(10 * n + j, 300) for j in range(5)] for n in range(5, 11)]
+    with reading(small + rounds, window=4_096, chars_per_token=3.5) as server:
+        result = await reader(server, 500, window=4_096).run("Read every page.",
+                                                             usage_limits=UsageLimits(request_limit=60))
     assert result.output == "done"
     assert server.rejected == []
     sent = [r for r in server.requests if r.body.get("max_tokens") == 500 or r.body.get("max_completion_tokens") == 500]
     assert len(sent) >= 10 and max(r.prompt_tokens for r in sent) > 3_400  # requests at the limit were made
+
+
+def test_a_refusal_names_both_the_max_tokens_and_the_margin_it_keeps() -> None:
+    """The room it names is what the request may take: the window less both (it named the larger alone)."""
+    from compact_agent.context.plumbing.refusal import document_refusal
+
+    line = document_refusal("a.pdf", 3_600, 0, 4_096, answer=500, margin=81)
+    assert ("less the 500 its max_tokens asks for the answer and the 81 kept free for the estimate's error "
+            "(3,515)") in line, line
+    assert "less the 81 kept free for the estimate's error (4,015)" in document_refusal("a.pdf", 4_050, 0, 4_096,
+                                                                                         margin=81)

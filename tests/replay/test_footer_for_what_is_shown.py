@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from compact_agent.replay.metrics import Metrics
 from compact_agent.replay.report import run_cli
 from compact_agent.replay.report_notes import (
     CAPPED_NOTE,
@@ -28,6 +29,7 @@ from compact_agent.replay.report_notes import (
     WHO,
     freed_legend,
 )
+from compact_agent.replay.report_table import freed_text
 
 from .test_batch import _chat
 
@@ -69,6 +71,8 @@ def test_without_ours_rows_over_the_window_are_marked_and_ours_is_not_spoken_of(
                                                           "masking and truncation), cut (cline's compaction, rebuilt "
                                                           "without a model), sum (their compaction)")
     assert freed_legend({"cline"}) == "freed: the rivals' cut (cline's compaction, rebuilt without a model)"
+    for strategy, label in (("cline", "cut"), ("codex", "sum"), ("ours", "L5")):  # the cells say what the legend does
+        assert freed_text(Metrics(strategy, "t", compaction_freed=12_000)) == f"{label} 12.0K"
     assert "summaries by the deterministic stand-in" in text  # gemini writes them
     got = json.loads(_run([tmp_path], ["none", "cline"], capsys, as_json=True))
     assert [r["comparable"] for r in got["totals"]] == [False, True]  # as the table marks them: none*, cline

@@ -184,7 +184,7 @@ def _description(path: Path, refused: Callable[[Path], str | None] | None) -> st
         head = command_text(path, 4096, refused)
     except Unreadable as e:
         return f"not run: the file tools may not read it ({e.why})"
-    except CommandError:
+    except (CommandError, OSError, RuntimeError):  # the project's folder resolved before the file: a loop there too
         return ""
     if not head.startswith("---\n") or "\n---" not in head[3:]:
         return ""
